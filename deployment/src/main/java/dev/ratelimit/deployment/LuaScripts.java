@@ -1,0 +1,120 @@
+package dev.ratelimit.deployment;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.compiler.LuaC;
+import org.luaj.vm2.lib.jse.JsePlatform;
+
+import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+
+/**
+ * Composes the script sources into the scripts Redis runs, and checks them.
+ * <p>
+ * Each algorithm lives in its own file; a script is the prelude, one or all algorithm files, and
+ * the decide loop. {@code decide} carries every algorithm (for requests mixing them);
+ * {@code decide/<algorithm>} carries one, so the common single-algorithm call defines only what it
+ * uses.
+ */
+final class LuaScripts {
+
+    static final String DIR = "dev/ratelimit/lua/";
+    static final String PRELUDE = DIR + "prelude.lua";
+    static final String DECIDE = DIR + "decide.lua";
+
+    private LuaScripts() {
+    }
+
+    /** Every source file the extension ships, in composition order. */
+    static List<String> sourcePaths() {
+        List<String> paths = new ArrayList<>();
+        paths.add(PRELUDE);
+        for (Algorithm a : Algorithm.values()) {
+            paths.add(algorithmPath(a));
+        }
+        paths.add(DECIDE);
+        return paths;
+    }
+
+    static String algorithmPath(Algorithm a) {
+        return DIR + a.configName() + ".lua";
+    }
+
+    /**
+     * Checks every source (non-empty, parses as Lua) and adds one message per broken file to
+     * {@code errors}, naming it.
+     */
+    static void check(Map<String, String> sources, List<String> errors) {
+        for (Map.Entry<String, String> e : sources.entrySet()) {
+            String problem = syntaxProblem(e.getKey(), e.getValue());
+            if (problem != null) {
+                errors.add("Lua script " + e.getKey() + " is broken: " + problem);
+            }
+        }
+    }
+
+    /** A description of what is wrong with this Lua text, or {@code null}. */
+    static String syntaxProblem(String name, String body) {
+        if (body == null || body.isBlank()) {
+            return "it is empty";
+        }
+        try {
+            LuaC.instance.compile(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), name);
+            return null;
+        } catch (LuaError e) {
+            return e.getMessage();
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+
+    /** The scripts to record: name to body. Sources must have passed {@link #check}. */
+    static Map<String, String> compose(Map<String, String> sources) {
+        Map<String, String> scripts = new TreeMap<>();
+        StringBuilder all = new StringBuilder(sources.get(PRELUDE));
+        for (Algorithm a : Algorithm.values()) {
+            String alg = sources.get(algorithmPath(a));
+            all.append('\n').append(alg);
+            scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(),
+                    sources.get(PRELUDE) + '\n' + alg + '\n' + sources.get(DECIDE));
+        }
+        scripts.put(LuaScriptRegistry.DECIDE, all.append('\n').append(sources.get(DECIDE)).toString());
+        // extra sources (not part of the extension's layout) become scripts of their own
+        for (Map.Entry<String, String> e : sources.entrySet()) {
+            if (!sourcePaths().contains(e.getKey())) {
+                scripts.put(e.getKey(), e.getValue());
+            }
+        }
+        return scripts;
+    }
+
+    /** SHA-1 of each body, lowercase hex: the name Redis gives a script. */
+    static Map<String, String> shas(Map<String, String> scripts) {
+        Map<String, String> shas = new LinkedHashMap<>();
+        scripts.forEach((name, body) -> shas.put(name, sha1(body)));
+        return shas;
+    }
+
+    static String sha1(String body) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by every Java platform", e);
+        }
+    }
+
+    static {
+        // LuaC registers itself as the compiler of the standard globals
+        JsePlatform.standardGlobals();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.ratelimit.runtime;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * The algorithms, by their configuration names (which are also the names the Lua scripts use).
+ */
+public enum Algorithm {
+    FIXED_WINDOW("fixed-window", false),
+    SLIDING_WINDOW_LOG("sliding-window-log", false),
+    SLIDING_WINDOW_COUNTER("sliding-window-counter", false),
+    TOKEN_BUCKET("token-bucket", true),
+    LEAKY_BUCKET("leaky-bucket", true),
+    GCRA("gcra", true);
+
+    private final String configName;
+    private final boolean bucket;
+
+    Algorithm(String configName, boolean bucket) {
+        this.configName = configName;
+        this.bucket = bucket;
+    }
+
+    /** The name used in configuration and in the scripts. */
+    public String configName() {
+        return configName;
+    }
+
+    /** Whether {@code burst} applies. */
+    public boolean usesBurst() {
+        return bucket;
+    }
+
+    /** The algorithm with that configuration name, or {@code null}. */
+    public static Algorithm fromConfigName(String name) {
+        for (Algorithm a : values()) {
+            if (a.configName.equals(name)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** The accepted names, for error messages. */
+    public static String names() {
+        return Arrays.stream(values()).map(Algorithm::configName).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,358 @@
+package dev.ratelimit.runtime;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.smallrye.mutiny.Uni;
+
+/**
+ * The six algorithms in process, with the semantics of the Lua scripts (each method mirrors its
+ * script; read them side by side). Used for {@code backend=local}, for {@code on-failure=local}
+ * while Redis is away, and as the dev-mode default without Redis. State is per instance.
+ */
+public class LocalBackend implements RateLimitBackend {
+
+    private static final double EPS = 1e-9;
+    private static final int STRIPES = 64;
+    /** Sweep expired state every this many decisions, so idle keys do not accumulate. */
+    private static final int SWEEP_EVERY = 4096;
+
+    private final Map<String, State> states = new ConcurrentHashMap<>();
+    private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+    private final long originMicros = System.currentTimeMillis() * 1000;
+    private final long originNanos = System.nanoTime();
+    private int decisions;
+
+    public LocalBackend() {
+        for (int i = 0; i < STRIPES; i++) {
+            locks[i] = new ReentrantLock();
+        }
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    /** Microseconds on a monotonic clock anchored to wall time at start. */
+    long nowMicros() {
+        return originMicros + (System.nanoTime() - originNanos) / 1000;
+    }
+
+    /** How many keys hold state (for tests and metrics). */
+    public int size() {
+        return states.size();
+    }
+
+    @Override
+    public Uni<long[]> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        return Uni.createFrom().item(() -> decideNow(policies, keys, costs, nowMicros, dryRun));
+    }
+
+    /** The synchronous decision (never blocks on I/O; only on the brief per-key locks). */
+    public long[] decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        int[] stripes = stripes(keys);
+        for (int s : stripes) {
+            locks[s].lock();
+        }
+        try {
+            return decideLocked(policies, keys, costs, now, dryRun);
+        } finally {
+            for (int i = stripes.length - 1; i >= 0; i--) {
+                locks[stripes[i]].unlock();
+            }
+            if (++decisions % SWEEP_EVERY == 0) {
+                sweep(now);
+            }
+        }
+    }
+
+    private long[] decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun) {
+        int n = policies.length;
+        Outcome[] outcomes = new Outcome[n];
+        boolean all = true;
+        for (int i = 0; i < n; i++) {
+            Policy p = policies[i];
+            State st = states.get(keys[i]);
+            if (st != null && st.expiresAt <= now) {
+                st = null;
+            }
+            outcomes[i] = check(p.algorithm(), st, now, p.limit(), p.windowMicros(), p.burst(), costs[i]);
+            if (!outcomes[i].ok && !p.shadow()) {
+                all = false;
+            }
+        }
+        long[] res = new long[1 + 4 * n];
+        res[0] = all ? 1 : 0;
+        for (int i = 0; i < n; i++) {
+            Outcome o = outcomes[i];
+            int b = 1 + 4 * i;
+            res[b] = o.ok ? 1 : 0;
+            double reset;
+            if (all && o.ok) {
+                if (!dryRun) {
+                    for (long k = 0; k < o.logAppends; k++) {
+                        o.next.log.addLast(now);
+                    }
+                    states.put(keys[i], o.next);
+                }
+                res[b + 1] = o.avail - costs[i];
+                reset = o.reset;
+            } else {
+                res[b + 1] = o.avail;
+                reset = o.resetNow;
+            }
+            res[b + 2] = o.retry > 0 ? (long) Math.ceil(o.retry / 1000) : (long) o.retry;
+            res[b + 3] = (long) Math.ceil(reset / 1000);
+        }
+        return res;
+    }
+
+    private static Outcome check(Algorithm a, State st, long now, long limit, long window, long burst, long cost) {
+        switch (a) {
+            case FIXED_WINDOW:
+                return fixedWindow(st, now, limit, window, cost);
+            case SLIDING_WINDOW_LOG:
+                return slidingLog(st, now, limit, window, cost);
+            case SLIDING_WINDOW_COUNTER:
+                return slidingCounter(st, now, limit, window, cost);
+            case TOKEN_BUCKET:
+                return tokenBucket(st, now, limit, window, burst, cost);
+            case LEAKY_BUCKET:
+                return leakyBucket(st, now, limit, window, burst, cost);
+            case GCRA:
+                return gcra(st, now, limit, window, burst, cost);
+            default:
+                throw new IllegalArgumentException(a.toString());
+        }
+    }
+
+    private static Outcome fixedWindow(State st, long now, long limit, long window, long cost) {
+        long idx = Math.floorDiv(now, window);
+        long count = st != null && st.index == idx ? (long) st.a : 0;
+        double left = (idx + 1) * window - now;
+        double resetNow = count == 0 ? 0 : left;
+        if (cost > limit) {
+            return Outcome.denied(limit - count, -1, resetNow);
+        }
+        if (count + cost > limit) {
+            return Outcome.denied(limit - count, left, resetNow);
+        }
+        return Outcome.allowed(limit - count, left, resetNow, new State(idx, count + cost, 0, null, now + (long) left));
+    }
+
+    private static Outcome slidingLog(State st, long now, long limit, long window, long cost) {
+        ArrayDeque<Long> log = st != null ? st.log : new ArrayDeque<>();
+        while (!log.isEmpty() && log.peekFirst() <= now - window) {
+            log.pollFirst();
+        }
+        long count = log.size();
+        double resetNow = count > 0 ? log.peekFirst() + window - now : 0;
+        if (cost > limit) {
+            return Outcome.denied(limit - count, -1, resetNow);
+        }
+        if (count + cost > limit) {
+            long rank = count + cost - limit - 1;
+            Iterator<Long> it = log.iterator();
+            long s = 0;
+            for (long r = 0; r <= rank; r++) {
+                s = it.next();
+            }
+            return Outcome.denied(limit - count, s + window - now, resetNow);
+        }
+        double reset = count > 0 ? resetNow : window;
+        // the admitted times are appended only if the whole decision commits (see decideLocked)
+        Outcome o = Outcome.allowed(limit - count, reset, resetNow, new State(0, 0, 0, log, now + window));
+        o.logAppends = cost;
+        return o;
+    }
+
+    private static Outcome slidingCounter(State st, long now, long limit, long window, long cost) {
+        long idx = Math.floorDiv(now, window);
+        double elapsed = now - idx * window;
+        double prev = 0;
+        double cur = 0;
+        if (st != null) {
+            if (st.index == idx) {
+                prev = st.a;
+                cur = st.b;
+            } else if (st.index == idx - 1) {
+                prev = st.b;
+            }
+        }
+        double estimate = prev * (1 - elapsed / window) + cur;
+        long avail = Math.max(0, (long) Math.floor(limit - estimate + EPS));
+        double resetNow = avail < limit ? counterWait(prev, cur, limit - avail - 1, elapsed, window) : 0;
+        if (cost > limit) {
+            return Outcome.denied(avail, -1, resetNow);
+        }
+        if (estimate + cost > limit + EPS) {
+            return Outcome.denied(avail, counterWait(prev, cur, limit - cost, elapsed, window), resetNow);
+        }
+        long left = avail - cost;
+        double reset = counterWait(prev, cur + cost, limit - left - 1, elapsed, window);
+        return Outcome.allowed(avail, reset, resetNow,
+                new State(idx, prev, cur + cost, null, now + (long) (2 * window - elapsed)));
+    }
+
+    private static double counterWait(double p, double c, double target, double elapsed, long window) {
+        if (c <= target) {
+            if (p * (1 - elapsed / window) + c <= target + EPS) {
+                return 0;
+            }
+            return Math.max(0, window * (1 - (target - c) / p) - elapsed);
+        }
+        return (window - elapsed) + window * (1 - target / c);
+    }
+
+    private static Outcome tokenBucket(State st, long now, long limit, long window, long burst, long cost) {
+        double perToken = (double) window / limit;
+        double tokens = burst;
+        if (st != null) {
+            tokens = Math.min(burst, st.a + Math.max(0, now - st.index) / perToken);
+        }
+        long avail = (long) Math.floor(tokens + EPS);
+        double unitNow = bucketNextUnit(tokens, burst, perToken);
+        if (cost > burst) {
+            return Outcome.denied(avail, -1, unitNow);
+        }
+        if (tokens + EPS < cost) {
+            return Outcome.denied(avail, (cost - tokens) * perToken, unitNow);
+        }
+        double left = tokens - cost;
+        return Outcome.allowed(avail, bucketNextUnit(left, burst, perToken), unitNow,
+                new State(now, left, 0, null, now + (long) Math.ceil((burst - left) * perToken)));
+    }
+
+    private static double bucketNextUnit(double tokens, long burst, double perToken) {
+        if (tokens >= burst - EPS) {
+            return 0;
+        }
+        return (Math.floor(tokens + EPS) + 1 - tokens) * perToken;
+    }
+
+    private static Outcome leakyBucket(State st, long now, long limit, long window, long burst, long cost) {
+        double perUnit = (double) window / limit;
+        double level = 0;
+        if (st != null) {
+            level = Math.max(0, st.a - Math.max(0, now - st.index) / perUnit);
+        }
+        long avail = (long) Math.floor(burst - level + EPS);
+        double unitNow = leakyNextUnit(level, burst, perUnit);
+        if (cost > burst) {
+            return Outcome.denied(avail, -1, unitNow);
+        }
+        if (level + cost > burst + EPS) {
+            return Outcome.denied(avail, (level + cost - burst) * perUnit, unitNow);
+        }
+        double filled = level + cost;
+        return Outcome.allowed(avail, leakyNextUnit(filled, burst, perUnit), unitNow,
+                new State(now, filled, 0, null, now + (long) Math.ceil(filled * perUnit)));
+    }
+
+    private static double leakyNextUnit(double level, long burst, double perUnit) {
+        if (level <= EPS) {
+            return 0;
+        }
+        double room = Math.floor(burst - level + EPS);
+        return Math.max(0, (level - (burst - room - 1)) * perUnit);
+    }
+
+    private static Outcome gcra(State st, long now, long limit, long window, long burst, long cost) {
+        double interval = (double) window / limit;
+        double tolerance = burst * interval;
+        double tat = st != null ? Math.max(now, st.a) : now;
+        long avail = (long) Math.floor((now + tolerance - tat) / interval + EPS);
+        double unitNow = gcraNextUnit(tat, now, tolerance, interval);
+        if (cost > burst) {
+            return Outcome.denied(avail, -1, unitNow);
+        }
+        double newTat = tat + cost * interval;
+        double allowAt = newTat - tolerance;
+        if (allowAt > now + EPS * interval) {
+            return Outcome.denied(avail, allowAt - now, unitNow);
+        }
+        return Outcome.allowed(avail, gcraNextUnit(newTat, now, tolerance, interval), unitNow,
+                new State(0, newTat, 0, null, (long) Math.ceil(newTat)));
+    }
+
+    private static double gcraNextUnit(double tat, long now, double tolerance, double interval) {
+        if (tat <= now) {
+            return 0;
+        }
+        double free = (now + tolerance - tat) / interval;
+        return (Math.floor(free + EPS) + 1 - free) * interval;
+    }
+
+    private int[] stripes(String[] keys) {
+        int[] s = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            s[i] = (keys[i].hashCode() & 0x7fffffff) % STRIPES;
+        }
+        // a fixed order (and no duplicates) so two requests can never lock in opposite orders
+        Arrays.sort(s);
+        int n = 0;
+        for (int i = 0; i < s.length; i++) {
+            if (n == 0 || s[n - 1] != s[i]) {
+                s[n++] = s[i];
+            }
+        }
+        return Arrays.copyOf(s, n);
+    }
+
+    private void sweep(long now) {
+        states.values().removeIf(st -> st.expiresAt <= now);
+    }
+
+    /**
+     * Immutable per-key state: meaning of the fields depends on the algorithm (index: window index
+     * or last update time; a, b: counts, tokens, level or TAT; log: admitted times).
+     */
+    private static final class State {
+        final long index;
+        final double a;
+        final double b;
+        final ArrayDeque<Long> log;
+        final long expiresAt;
+
+        State(long index, double a, double b, ArrayDeque<Long> log, long expiresAt) {
+            this.index = index;
+            this.a = a;
+            this.b = b;
+            this.log = log;
+            this.expiresAt = expiresAt;
+        }
+    }
+
+    private static final class Outcome {
+        final boolean ok;
+        final long avail;
+        final double retry;
+        final double reset;
+        final double resetNow;
+        final State next;
+        long logAppends;
+
+        private Outcome(boolean ok, long avail, double retry, double reset, double resetNow, State next) {
+            this.ok = ok;
+            this.avail = avail;
+            this.retry = retry;
+            this.reset = reset;
+            this.resetNow = resetNow;
+            this.next = next;
+        }
+
+        static Outcome denied(long avail, double retry, double resetNow) {
+            return new Outcome(false, avail, retry, resetNow, resetNow, null);
+        }
+
+        static Outcome allowed(long avail, double reset, double resetNow, State next) {
+            return new Outcome(true, avail, 0, reset, resetNow, next);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.ratelimit.runtime;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The scripts the build read, checked and hashed. Nothing is loaded from resources at run time.
+ */
+public final class LuaScriptRegistry {
+
+    /** The script deciding any mix of algorithms. */
+    public static final String DECIDE = "decide";
+
+    private final Map<String, LuaScript> scripts;
+
+    public LuaScriptRegistry(Map<String, LuaScript> scripts) {
+        this.scripts = Map.copyOf(new TreeMap<>(scripts));
+    }
+
+    /** The script of that name; fails loudly, since a missing name is a bug of the extension. */
+    public LuaScript get(String name) {
+        LuaScript s = scripts.get(name);
+        if (s == null) {
+            throw new IllegalStateException("No Lua script named '" + name + "' was recorded at build time; known: "
+                    + new TreeMap<>(scripts).keySet());
+        }
+        return s;
+    }
+
+    /** The script specialised for one algorithm (smaller, used when every policy of a call shares it). */
+    public LuaScript forAlgorithm(Algorithm algorithm) {
+        return get(DECIDE + "/" + algorithm.configName());
+    }
+
+    /** Every script. */
+    public Collection<LuaScript> all() {
+        return scripts.values();
+    }
+}

@@ -1,0 +1,29 @@
+package dev.ratelimit.runtime;
+
+import java.time.Duration;
+
+/**
+ * A resolved, validated policy: what the backends need to decide it.
+ *
+ * @param name the policy name
+ * @param algorithm the algorithm
+ * @param limit units per window
+ * @param window the window
+ * @param burst capacity of an idle key (the limit for window algorithms)
+ * @param key the key source expression
+ * @param shadow whether it only reports
+ * @param onFailure the failure mode
+ */
+public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
+        boolean shadow, RateLimitRuntimeConfig.FailureMode onFailure) {
+
+    /** The window in microseconds, as the scripts take it. */
+    public long windowMicros() {
+        return window.toNanos() / 1000;
+    }
+
+    /** The most units one request may consume: more could never be admitted. */
+    public long capacity() {
+        return algorithm.usesBurst() ? burst : limit;
+    }
+}

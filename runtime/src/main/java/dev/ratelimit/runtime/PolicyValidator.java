@@ -1,0 +1,65 @@
+package dev.ratelimit.runtime;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Checks one policy's values. Used at build time (for the values the build can see) and again at
+ * start-up (for the values that count), so both report the same messages, each naming the exact
+ * property to fix.
+ */
+public final class PolicyValidator {
+
+    private PolicyValidator() {
+    }
+
+    /** The property name of a policy attribute, quoted only where the name needs it. */
+    public static String property(String policy, String attribute) {
+        boolean plain = policy.matches("[A-Za-z0-9_-]+");
+        return "quarkus.ratelimit.policies." + (plain ? policy : '"' + policy + '"') + "." + attribute;
+    }
+
+    /** Adds a message to {@code errors} for each problem of this policy. */
+    public static void validate(String policy, String algorithm, OptionalInt limit, Optional<Duration> window,
+            OptionalInt burst, String key, String mode, List<String> errors) {
+        Algorithm alg = Algorithm.fromConfigName(algorithm);
+        if (alg == null) {
+            errors.add(String.format("Unknown algorithm '%s' for policy '%s': set %s to one of %s", algorithm, policy,
+                    property(policy, "algorithm"), Algorithm.names()));
+        }
+        if (limit.isEmpty()) {
+            errors.add(String.format("Policy '%s' has no limit: set %s to a positive number of requests per window",
+                    policy, property(policy, "limit")));
+        } else if (limit.getAsInt() <= 0) {
+            errors.add(String.format("Policy '%s' has limit %d: set %s to a positive number", policy, limit.getAsInt(),
+                    property(policy, "limit")));
+        }
+        if (window.isEmpty()) {
+            errors.add(String.format("Policy '%s' has no window: set %s to a duration such as 1s, 1m or 1h", policy,
+                    property(policy, "window")));
+        } else if (window.get().toMillis() < 1) {
+            errors.add(String.format("Policy '%s' has window %s: set %s to at least 1ms", policy, window.get(),
+                    property(policy, "window")));
+        }
+        if (burst.isPresent()) {
+            if (burst.getAsInt() <= 0) {
+                errors.add(String.format("Policy '%s' has burst %d: set %s to a positive number or remove it", policy,
+                        burst.getAsInt(), property(policy, "burst")));
+            } else if (alg != null && !alg.usesBurst()) {
+                errors.add(String.format("Policy '%s' uses %s, which has no burst: remove %s or use token-bucket, "
+                        + "leaky-bucket or gcra", policy, algorithm, property(policy, "burst")));
+            }
+        }
+        String keyError = KeySource.validate(key);
+        if (keyError != null) {
+            errors.add(String.format("Policy '%s' has key '%s': %s (property %s)", policy, key, keyError,
+                    property(policy, "key")));
+        }
+        if (!"enforce".equals(mode) && !"shadow".equals(mode)) {
+            errors.add(String.format("Policy '%s' has mode '%s': set %s to enforce or shadow", policy, mode,
+                    property(policy, "mode")));
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.ratelimit.runtime;
+
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Decides a set of policies for one request, all-or-nothing. Both backends (Redis and in-process)
+ * implement the same algorithms with the same semantics.
+ */
+public interface RateLimitBackend {
+
+    /** Passed as {@code nowMicros} to use the backend's own clock (Redis {@code TIME}). */
+    long BACKEND_CLOCK = -1;
+
+    /**
+     * Decides (and unless {@code dryRun}, charges) every policy.
+     *
+     * @param policies the policies, one per key
+     * @param keys the full keys (see {@link RedisKeys#key})
+     * @param costs the units each policy consumes
+     * @param nowMicros the time in microseconds, or {@link #BACKEND_CLOCK}
+     * @param dryRun decide without charging
+     * @return the reply layout of the scripts: {@code [all admitted (1/0), then per policy: admitted,
+     *         remaining, retry-after ms (-1: never), reset ms]}
+     */
+    Uni<long[]> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun);
+
+    /** A short name for logs and metrics. */
+    String name();
+}

@@ -1,0 +1,32 @@
+package dev.ratelimit.runtime;
+
+import java.util.Optional;
+
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+
+/**
+ * Rate limiting settings fixed at build time.
+ */
+@ConfigMapping(prefix = "quarkus.ratelimit")
+@ConfigRoot(phase = ConfigPhase.BUILD_AND_RUN_TIME_FIXED)
+public interface RateLimitBuildTimeConfig {
+
+    /**
+     * Redis client selection.
+     */
+    RedisClient redis();
+
+    /**
+     * Redis client selection.
+     */
+    interface RedisClient {
+        /**
+         * The name of the Quarkus Redis client to use (its settings are `quarkus.redis.<name>.*`);
+         * the default client when not set. Fixed at build time because the client bean is created
+         * for it.
+         */
+        Optional<String> clientName();
+    }
+}

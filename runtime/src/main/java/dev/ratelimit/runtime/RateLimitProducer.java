@@ -1,0 +1,85 @@
+package dev.ratelimit.runtime;
+
+import java.util.Optional;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.logging.Logger;
+
+import dev.ratelimit.RateLimiter;
+import io.quarkus.redis.client.RedisClientName;
+import io.quarkus.runtime.LaunchMode;
+import io.quarkus.runtime.StartupEvent;
+import io.vertx.mutiny.redis.client.Redis;
+
+/**
+ * Builds the limiter from the configuration at start-up, so a bad policy fails the start, not the
+ * first request.
+ */
+@Singleton
+public class RateLimitProducer {
+
+    private static final Logger LOG = Logger.getLogger(RateLimitProducer.class);
+
+    @Produces
+    @Singleton
+    DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
+            @Any Instance<Redis> clients) {
+        PolicyRegistry policies = PolicyRegistry.from(config);
+        LocalBackend local = new LocalBackend();
+        RateLimitBackend backend = local;
+        Optional<String> clientName = buildConfig.redis().clientName();
+        if (config.backend() == RateLimitRuntimeConfig.Backend.LOCAL) {
+            LOG.debug("Rate limits are decided in process (quarkus.ratelimit.backend=local)");
+        } else if (LaunchMode.current() == LaunchMode.DEVELOPMENT && !redisConfigured(clientName)) {
+            LOG.infof("No Redis configured (%s): rate limits are decided in process for this dev-mode session. "
+                    + "Set it to share limits between instances.", hostsProperty(clientName));
+        } else {
+            Redis redis = clientName.isPresent()
+                    ? clients.select(Redis.class, RedisClientName.Literal.of(clientName.get())).get()
+                    : clients.select(Redis.class).get();
+            LuaScriptExecutor executor = new LuaScriptExecutor(redis);
+            backend = new RedisBackend(executor, scripts, isCluster(clientName));
+            if (config.redis().preloadScripts()) {
+                executor.preload(scripts.all()).subscribe().with(
+                        ok -> LOG.debug("Rate-limit scripts loaded into Redis"),
+                        failure -> LOG.debugf("Could not preload rate-limit scripts (%s); the first calls will "
+                                + "send them", failure.toString()));
+            }
+        }
+        return new DefaultRateLimiter(policies, backend, local, config.keyPrefix(), config.redis().timeout());
+    }
+
+    @Produces
+    @Singleton
+    RateLimiter rateLimiter(DefaultRateLimiter limiter) {
+        return limiter;
+    }
+
+    /** Creates the limiter eagerly: invalid policies must fail the start. */
+    void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter) {
+        LOG.debugf("Rate limiting ready: %d policies on the %s backend", limiter.policies().all().size(),
+                limiter.backend().name());
+    }
+
+    private static String hostsProperty(Optional<String> clientName) {
+        return clientName.map(n -> "quarkus.redis." + n + ".hosts").orElse("quarkus.redis.hosts");
+    }
+
+    private static boolean redisConfigured(Optional<String> clientName) {
+        var config = ConfigProvider.getConfig();
+        return config.getOptionalValue(hostsProperty(clientName), String.class).isPresent()
+                || config.getOptionalValue(clientName.map(n -> "quarkus.redis." + n + ".hosts-provider-name")
+                        .orElse("quarkus.redis.hosts-provider-name"), String.class).isPresent();
+    }
+
+    private static boolean isCluster(Optional<String> clientName) {
+        String property = clientName.map(n -> "quarkus.redis." + n + ".client-type").orElse("quarkus.redis.client-type");
+        return "cluster".equalsIgnoreCase(ConfigProvider.getConfig().getOptionalValue(property, String.class).orElse(""));
+    }
+}

@@ -1,0 +1,24 @@
+package dev.ratelimit.runtime;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+import io.quarkus.runtime.annotations.Recorder;
+
+/**
+ * Hands what the build prepared to the runtime.
+ */
+@Recorder
+public class RateLimitRecorder {
+
+    /**
+     * The scripts, as read, checked and hashed by the build: names to {@code [body, sha]}.
+     */
+    public Supplier<LuaScriptRegistry> scripts(Map<String, String> bodies, Map<String, String> shas) {
+        Map<String, LuaScript> scripts = new TreeMap<>();
+        bodies.forEach((name, body) -> scripts.put(name, new LuaScript(name, body, shas.get(name))));
+        LuaScriptRegistry registry = new LuaScriptRegistry(scripts);
+        return () -> registry;
+    }
+}

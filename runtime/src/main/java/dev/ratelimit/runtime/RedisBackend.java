@@ -1,0 +1,138 @@
+package dev.ratelimit.runtime;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * Decides in Redis with the recorded scripts.
+ * <p>
+ * On a standalone or sentinel Redis every policy of a request is decided in one script call. On a
+ * Redis Cluster a script may only touch keys of one slot; keys of one identity share a slot (the
+ * identity is the hash tag), so policies of one identity are still decided in one call. Policies of
+ * different identities (say one per user and one global) are first checked without charging, then
+ * charged group by group: no policy ever admits more than its limit, but if a concurrent request
+ * takes the last unit in between, the groups charged before the denying one stay charged.
+ */
+public class RedisBackend implements RateLimitBackend {
+
+    private final LuaScriptExecutor executor;
+    private final LuaScriptRegistry scripts;
+    private final boolean cluster;
+
+    public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
+        this.executor = executor;
+        this.scripts = scripts;
+        this.cluster = cluster;
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public Uni<long[]> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        if (cluster && policies.length > 1) {
+            Map<String, List<Integer>> groups = groupsBySlot(keys);
+            if (groups.size() > 1) {
+                return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, groups);
+            }
+        }
+        return call(policies, keys, costs, nowMicros, dryRun);
+    }
+
+    private Uni<long[]> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        String[] args = new String[2 + policies.length * 6];
+        args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
+        args[1] = dryRun ? "1" : "0";
+        Algorithm shared = policies[0].algorithm();
+        for (int i = 0; i < policies.length; i++) {
+            Policy p = policies[i];
+            int b = 2 + i * 6;
+            args[b] = p.algorithm().configName();
+            args[b + 1] = Long.toString(p.limit());
+            args[b + 2] = Long.toString(p.windowMicros());
+            args[b + 3] = Long.toString(p.burst());
+            args[b + 4] = Long.toString(costs[i]);
+            args[b + 5] = p.shadow() ? "1" : "0";
+            if (p.algorithm() != shared) {
+                shared = null;
+            }
+        }
+        LuaScript script = shared != null ? scripts.forAlgorithm(shared) : scripts.get(LuaScriptRegistry.DECIDE);
+        return executor.execute(script, keys, args).map(RedisBackend::toLongs);
+    }
+
+    private Uni<long[]> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            Map<String, List<Integer>> groups) {
+        List<List<Integer>> parts = new ArrayList<>(groups.values());
+        Uni<Void> checked = Uni.createFrom().voidItem();
+        long[] merged = new long[1 + 4 * policies.length];
+        merged[0] = 1;
+        // first pass: check every group without charging
+        for (List<Integer> part : parts) {
+            checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, true, part)
+                    .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
+        }
+        return checked.chain(() -> {
+            if (merged[0] == 0 || dryRun) {
+                return Uni.createFrom().item(merged);
+            }
+            // second pass: charge group by group; groups after a denial keep their uncharged view
+            long[] result = merged.clone();
+            Uni<Void> charged = Uni.createFrom().voidItem();
+            for (List<Integer> part : parts) {
+                charged = charged.chain(() -> result[0] == 0
+                        ? Uni.createFrom().voidItem()
+                        : callPart(policies, keys, costs, nowMicros, false, part)
+                                .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
+            }
+            return charged.map(ignored -> result);
+        });
+    }
+
+    private Uni<long[]> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            List<Integer> part) {
+        Policy[] p = new Policy[part.size()];
+        String[] k = new String[part.size()];
+        long[] c = new long[part.size()];
+        for (int j = 0; j < part.size(); j++) {
+            int i = part.get(j);
+            p[j] = policies[i];
+            k[j] = keys[i];
+            c[j] = costs[i];
+        }
+        return call(p, k, c, nowMicros, dryRun);
+    }
+
+    private static void mergeInto(long[] target, long[] partResult, List<Integer> part) {
+        if (partResult[0] == 0) {
+            target[0] = 0;
+        }
+        for (int j = 0; j < part.size(); j++) {
+            System.arraycopy(partResult, 1 + 4 * j, target, 1 + 4 * part.get(j), 4);
+        }
+    }
+
+    private static Map<String, List<Integer>> groupsBySlot(String[] keys) {
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i = 0; i < keys.length; i++) {
+            groups.computeIfAbsent(RedisKeys.hashTag(keys[i]), t -> new ArrayList<>()).add(i);
+        }
+        return groups;
+    }
+
+    static long[] toLongs(Response r) {
+        int n = r.size();
+        long[] out = new long[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = r.get(i).toLong();
+        }
+        return out;
+    }
+}

@@ -1,0 +1,45 @@
+-- Decides every policy of one request in one atomic call: all are checked first, and only if
+-- every enforced one admits are they charged (a denied request consumes nothing anywhere). A
+-- shadow policy is charged when it would admit, and never blocks the others.
+-- Reply: { all admitted (1/0), then per policy: admitted (1/0), remaining, retry-after ms,
+--          reset ms }; retry-after is -1 when the cost can never be admitted.
+local n = #KEYS
+local ok_all = 1
+local res = { 0 }
+local commits = {}
+local costs = {}
+local reset_uncharged = {}
+for i = 1, n do
+  local b = 2 + (i - 1) * 6
+  local algorithm = A[ARGV[b + 1]]
+  if not algorithm then
+    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[b + 1]))
+  end
+  local cost = tonumber(ARGV[b + 5])
+  local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[i], tonumber(ARGV[b + 2]),
+    tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), cost)
+  if ok == 0 and ARGV[b + 6] ~= '1' then ok_all = 0 end
+  commits[i] = commit
+  costs[i] = cost
+  reset_uncharged[i] = reset_now
+  local o = 1 + (i - 1) * 4
+  res[o + 1] = ok
+  res[o + 2] = avail
+  res[o + 3] = retry
+  res[o + 4] = reset
+end
+res[1] = ok_all
+for i = 1, n do
+  local o = 1 + (i - 1) * 4
+  if ok_all == 1 and res[o + 1] == 1 then
+    if not dry then commits[i]() end
+    res[o + 2] = res[o + 2] - costs[i]
+  else
+    -- not charged: report the state as it stands
+    res[o + 4] = reset_uncharged[i]
+  end
+  local r = res[o + 3]
+  if r > 0 then res[o + 3] = math.ceil(r / 1000) end
+  res[o + 4] = math.ceil(res[o + 4] / 1000)
+end
+return res
