@@ -26,6 +26,13 @@ public record PolicyDecision(String policy, long limit, Duration window, boolean
     }
 
     /**
+     * The window in whole seconds, rounded up (the {@code w} of {@code RateLimit-Policy}).
+     */
+    public long windowSeconds() {
+        return ceilSeconds(window);
+    }
+
+    /**
      * Whole seconds, rounded up, until more quota becomes available.
      */
     public long resetSeconds() {

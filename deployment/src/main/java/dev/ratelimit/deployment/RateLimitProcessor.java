@@ -10,7 +10,14 @@ import java.util.TreeMap;
 
 import jakarta.inject.Singleton;
 
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.HttpLimits;
+import dev.ratelimit.runtime.KeyResolution;
+import dev.ratelimit.runtime.RateLimitFilter;
+import dev.ratelimit.runtime.RateLimitInterceptor;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.LuaScriptRegistry;
 import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
@@ -19,6 +26,12 @@ import dev.ratelimit.runtime.RateLimitRecorder;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
+import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
+import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
+import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
+import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -42,7 +55,47 @@ class RateLimitProcessor {
 
     @BuildStep
     AdditionalBeanBuildItem beans() {
-        return AdditionalBeanBuildItem.builder().addBeanClasses(RateLimitProducer.class).setUnremovable().build();
+        return AdditionalBeanBuildItem.builder()
+                .addBeanClasses(RateLimitProducer.class, HttpLimits.class, KeyResolution.class, RateLimitInterceptor.class,
+                        RateLimit.class, RateLimit.List.class)
+                .setUnremovable().build();
+    }
+
+    /** The JAX-RS filter exists only where Quarkus REST does (its classes are an optional dependency). */
+    @BuildStep
+    void restFilter(Capabilities capabilities, BuildProducer<AdditionalIndexedClassesBuildItem> indexed) {
+        if (capabilities.isPresent(Capability.REST)) {
+            indexed.produce(new AdditionalIndexedClassesBuildItem(RateLimitFilter.class.getName()));
+        }
+    }
+
+    /** Finds every limited method. */
+    @BuildStep
+    void scan(CombinedIndexBuildItem index, BuildProducer<RateLimitedMethodBuildItem> methods) {
+        RateLimitMethodScanner.scan(index.getIndex())
+                .forEach((method, specs) -> methods.produce(new RateLimitedMethodBuildItem(method, specs)));
+    }
+
+    /** Checks annotations and policies; every problem is reported at once, each naming what to fix. */
+    @BuildStep
+    void validate(ValidationPhaseBuildItem validationPhase, List<RateLimitedMethodBuildItem> methods,
+            BuildProducer<ValidationErrorBuildItem> errors) {
+        List<Throwable> problems = RateLimitValidator.validate(methods, new BuildTimePolicies(ConfigProvider.getConfig()));
+        if (!problems.isEmpty()) {
+            errors.produce(new ValidationErrorBuildItem(problems));
+        }
+    }
+
+    @BuildStep
+    @Record(ExecutionTime.STATIC_INIT)
+    void recordMethods(List<RateLimitedMethodBuildItem> methods, RateLimitRecorder recorder) {
+        recorder.clearMethods();
+        for (RateLimitedMethodBuildItem m : methods) {
+            String key = RateLimitMethodScanner.methodKey(m.method());
+            for (RateLimitedMethodBuildItem.Spec s : m.specs()) {
+                recorder.addMethod(key, s.policy(), s.cost(), s.key());
+            }
+        }
     }
 
     @BuildStep

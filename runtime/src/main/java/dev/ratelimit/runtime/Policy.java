@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A resolved, validated policy: what the backends need to decide it.
@@ -13,9 +14,17 @@ import java.time.Duration;
  * @param key the key source expression
  * @param shadow whether it only reports
  * @param onFailure the failure mode
+ * @param paths path patterns the policy applies to without annotation (empty: none)
+ * @param methods HTTP methods those paths apply to (empty: all)
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
-        boolean shadow, RateLimitRuntimeConfig.FailureMode onFailure) {
+        boolean shadow, RateLimitRuntimeConfig.FailureMode onFailure, List<String> paths, List<String> methods) {
+
+    /** A policy not bound to paths (programmatic use and tests). */
+    public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
+            RateLimitRuntimeConfig.FailureMode onFailure) {
+        this(name, algorithm, limit, window, burst, key, shadow, onFailure, List.of(), List.of());
+    }
 
     /** The window in microseconds, as the scripts take it. */
     public long windowMicros() {

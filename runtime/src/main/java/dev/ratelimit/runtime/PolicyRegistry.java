@@ -26,11 +26,19 @@ public final class PolicyRegistry {
         config.policies().forEach((name, p) -> {
             int before = errors.size();
             PolicyValidator.validate(name, p.algorithm(), p.limit(), p.window(), p.burst(), p.key(), p.mode(), errors);
+            for (String path : p.paths().orElse(List.of())) {
+                String problem = PathPattern.problem(path);
+                if (problem != null) {
+                    errors.add(String.format("Policy '%s' has path '%s': %s (property %s)", name, path, problem,
+                            PolicyValidator.property(name, "paths")));
+                }
+            }
             if (errors.size() == before) {
                 long limit = p.limit().getAsInt();
                 resolved.put(name, new Policy(name, Algorithm.fromConfigName(p.algorithm()), limit, p.window().get(),
                         p.burst().isPresent() ? p.burst().getAsInt() : limit, p.key(), "shadow".equals(p.mode()),
-                        p.onFailure().orElse(config.onFailure())));
+                        p.onFailure().orElse(config.onFailure()), p.paths().orElse(List.of()),
+                        p.methods().orElse(List.of()).stream().map(m -> m.toUpperCase(java.util.Locale.ROOT)).toList()));
             }
         });
         if (!errors.isEmpty()) {

@@ -62,7 +62,7 @@ public class RateLimitProducer {
     }
 
     /** Creates the limiter eagerly: invalid policies must fail the start. */
-    void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter) {
+    void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter, HttpLimits http) {
         LOG.debugf("Rate limiting ready: %d policies on the %s backend", limiter.policies().all().size(),
                 limiter.backend().name());
     }

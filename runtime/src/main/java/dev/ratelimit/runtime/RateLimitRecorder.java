@@ -21,4 +21,14 @@ public class RateLimitRecorder {
         LuaScriptRegistry registry = new LuaScriptRegistry(scripts);
         return () -> registry;
     }
+
+    /** Forgets the methods of a previous (dev-mode) build. */
+    public void clearMethods() {
+        RateLimitedMethods.clear();
+    }
+
+    /** Records one {@code @RateLimit} of a method. */
+    public void addMethod(String methodKey, String policy, int cost, String key) {
+        RateLimitedMethods.add(methodKey, new RateLimitSpec(policy, cost, key));
+    }
 }

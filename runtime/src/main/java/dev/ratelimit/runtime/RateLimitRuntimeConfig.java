@@ -47,6 +47,11 @@ public interface RateLimitRuntimeConfig {
     Redis redis();
 
     /**
+     * HTTP responses and keys.
+     */
+    Http http();
+
+    /**
      * The policies, by name.
      */
     @ConfigDocMapKey("policy-name")
@@ -69,6 +74,34 @@ public interface RateLimitRuntimeConfig {
          */
         @WithDefault("true")
         boolean preloadScripts();
+    }
+
+    /**
+     * HTTP responses and keys.
+     */
+    interface Http {
+        /**
+         * Which rate-limit header families responses carry: `ietf` (`RateLimit-Policy` and
+         * `RateLimit` of draft-ietf-httpapi-ratelimit-headers), `legacy` (`X-RateLimit-Limit`,
+         * `-Remaining`, `-Reset`), or `none`. `Retry-After` is always sent on a 429.
+         */
+        @WithDefault("ietf,legacy")
+        List<String> headers();
+
+        /**
+         * What a `header:<Name>` policy does when the request lacks the header: `ip` counts it
+         * against the client address, `deny` answers 429.
+         */
+        @WithDefault("ip")
+        String missingHeader();
+
+        /**
+         * IPv6 clients are grouped by this prefix length (a client usually controls a whole /64),
+         * so one client cannot escape its limit by rotating addresses. IPv4 addresses are used
+         * whole.
+         */
+        @WithDefault("64")
+        int ipv6PrefixLength();
     }
 
     /**

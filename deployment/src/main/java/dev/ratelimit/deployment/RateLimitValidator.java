@@ -1,0 +1,68 @@
+package dev.ratelimit.deployment;
+
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+import org.jboss.jandex.MethodInfo;
+
+import dev.ratelimit.runtime.KeySource;
+import dev.ratelimit.runtime.PolicyValidator;
+
+/**
+ * The build-time rules for {@code @RateLimit} usages and policies. Each problem is one exception
+ * whose message names the class, the method, the policy and the property or annotation member to fix.
+ */
+final class RateLimitValidator {
+
+    private RateLimitValidator() {
+    }
+
+    static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies) {
+        List<Throwable> errors = new ArrayList<>();
+        policies.validate(errors);
+        for (RateLimitedMethodBuildItem item : methods) {
+            MethodInfo m = item.method();
+            String where = "[class=" + m.declaringClass().name() + ", method=" + m.name() + "]";
+            if (Modifier.isPrivate(m.flags())) {
+                errors.add(new RateLimitValidationException.PrivateMethodException(
+                        "@RateLimit cannot apply to a private method: make it package-private, protected or public "
+                                + where));
+            }
+            if (Modifier.isStatic(m.flags())) {
+                errors.add(new RateLimitValidationException.StaticMethodException(
+                        "@RateLimit cannot apply to a static method: interceptors only see instance methods of beans "
+                                + where));
+            }
+            for (RateLimitedMethodBuildItem.Spec s : item.specs()) {
+                String at = "[class=" + m.declaringClass().name() + ", method=" + m.name() + ", policy=" + s.policy() + "]";
+                if (!policies.names().contains(s.policy())) {
+                    errors.add(new RateLimitValidationException.UnknownPolicyException("@RateLimit(\"" + s.policy()
+                            + "\") names an unknown policy: define " + PolicyValidator.property(s.policy(), "limit")
+                            + " and " + PolicyValidator.property(s.policy(), "window")
+                            + (policies.names().isEmpty() ? "" : " or use one of " + policies.names()) + " " + at));
+                    continue;
+                }
+                OptionalInt capacity = policies.capacity(s.policy());
+                if (s.cost() < 1) {
+                    errors.add(new RateLimitValidationException.InvalidCostException("@RateLimit cost " + s.cost()
+                            + " is not positive: set cost to 1 or more " + at));
+                } else if (capacity.isPresent() && capacity.getAsInt() > 0 && s.cost() > capacity.getAsInt()) {
+                    errors.add(new RateLimitValidationException.InvalidCostException("@RateLimit cost " + s.cost()
+                            + " exceeds what policy '" + s.policy() + "' can ever admit (" + capacity.getAsInt()
+                            + "): lower the cost or raise " + PolicyValidator.property(s.policy(), "limit") + " (or burst) "
+                            + at));
+                }
+                if (!s.key().isEmpty()) {
+                    String problem = KeySource.validate(s.key());
+                    if (problem != null) {
+                        errors.add(new RateLimitValidationException.InvalidKeyException("@RateLimit key '" + s.key()
+                                + "': " + problem + " " + at));
+                    }
+                }
+            }
+        }
+        return errors;
+    }
+}

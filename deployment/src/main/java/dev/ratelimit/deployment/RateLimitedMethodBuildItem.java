@@ -1,0 +1,42 @@
+package dev.ratelimit.deployment;
+
+import java.util.List;
+
+import org.jboss.jandex.MethodInfo;
+
+import io.quarkus.builder.item.MultiBuildItem;
+
+/**
+ * A method limited by {@code @RateLimit} (on itself or, failing that, on its class), with its
+ * annotations in declaration order.
+ */
+public final class RateLimitedMethodBuildItem extends MultiBuildItem {
+
+    private final MethodInfo method;
+    private final List<Spec> specs;
+
+    public RateLimitedMethodBuildItem(MethodInfo method, List<Spec> specs) {
+        this.method = method;
+        this.specs = specs;
+    }
+
+    /** The method. */
+    public MethodInfo method() {
+        return method;
+    }
+
+    /** Its annotations' values. */
+    public List<Spec> specs() {
+        return specs;
+    }
+
+    /**
+     * One annotation's values.
+     *
+     * @param policy the policy name
+     * @param cost the cost
+     * @param key the key override, empty for none
+     */
+    public record Spec(String policy, int cost, String key) {
+    }
+}

@@ -1,0 +1,206 @@
+package dev.ratelimit.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import jakarta.inject.Singleton;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitDecision;
+
+/**
+ * What the filter and the interceptor share: the checks of a request, and the HTTP rendering of a
+ * decision (headers, 429 body).
+ */
+@Singleton
+public class HttpLimits {
+
+    /** Routing-context key of the decision of the current request (headers are written from it). */
+    public static final String DECISION = "dev.ratelimit.decision";
+    /** Routing-context key of the resource method the filter already decided. */
+    public static final String DECIDED_METHOD = "dev.ratelimit.decided";
+
+    private final DefaultRateLimiter limiter;
+    private final KeyResolution keys;
+    private final boolean ietf;
+    private final boolean legacy;
+    private final List<Policy> pathPolicies = new ArrayList<>();
+
+    HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config) {
+        this.limiter = limiter;
+        this.keys = keys;
+        List<String> families = config.http().headers();
+        for (String f : families) {
+            if (!List.of("ietf", "legacy", "none").contains(f)) {
+                throw new io.quarkus.runtime.configuration.ConfigurationException("quarkus.ratelimit.http.headers has '"
+                        + f + "': use ietf, legacy, both (ietf,legacy) or none");
+            }
+        }
+        this.ietf = families.contains("ietf");
+        this.legacy = families.contains("legacy");
+        for (Policy p : limiter.policies().all()) {
+            if (!p.paths().isEmpty()) {
+                pathPolicies.add(p);
+            }
+        }
+        List<String[]> sources = new ArrayList<>();
+        for (Policy p : limiter.policies().all()) {
+            sources.add(new String[] { p.key(), PolicyValidator.property(p.name(), "key") });
+        }
+        keys.validate(sources);
+    }
+
+    /** The limiter. */
+    public DefaultRateLimiter limiter() {
+        return limiter;
+    }
+
+    /** Whether any policy applies by path. */
+    public boolean hasPathPolicies() {
+        return !pathPolicies.isEmpty();
+    }
+
+    /**
+     * The checks for a request: the annotation specs, then every path policy matching (unless
+     * already named by an annotation). Returns {@code null} when a required key is missing and the
+     * configuration denies such requests.
+     */
+    public List<RateLimitCheck> checks(RateLimitSpec[] specs, io.vertx.ext.web.RoutingContext rc, String path,
+            String method) {
+        List<RateLimitCheck> checks = new ArrayList<>(specs.length + 1);
+        for (RateLimitSpec s : specs) {
+            Policy p = limiter.policies().get(s.policy());
+            String identity = keys.resolve(s.key() != null && !s.key().isEmpty() ? s.key() : p.key(), rc);
+            if (identity == KeyResolution.DENY) {
+                return null;
+            }
+            checks.add(new RateLimitCheck(p.name(), identity, s.cost()));
+        }
+        if (path != null) {
+            for (Policy p : pathPolicies) {
+                if (appliesTo(p, path, method) && !named(specs, p.name())) {
+                    String identity = keys.resolve(p.key(), rc);
+                    if (identity == KeyResolution.DENY) {
+                        return null;
+                    }
+                    checks.add(new RateLimitCheck(p.name(), identity, 1));
+                }
+            }
+        }
+        return checks;
+    }
+
+    private static boolean appliesTo(Policy p, String path, String method) {
+        if (!p.methods().isEmpty() && !p.methods().contains(method.toUpperCase(Locale.ROOT))) {
+            return false;
+        }
+        for (String pattern : p.paths()) {
+            if (PathPattern.matches(pattern, path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean named(RateLimitSpec[] specs, String policy) {
+        for (RateLimitSpec s : specs) {
+            if (s.policy().equals(policy)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A decision for requests denied because their key is missing ({@code missing-header=deny}). */
+    public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs) {
+        List<PolicyDecision> list = new ArrayList<>();
+        for (RateLimitSpec s : specs) {
+            Policy p = limiter.policies().get(s.policy());
+            list.add(new PolicyDecision(p.name(), p.limit(), p.window(), false, 0, p.window(), p.window(), false));
+        }
+        if (list.isEmpty()) {
+            for (Policy p : pathPolicies) {
+                list.add(new PolicyDecision(p.name(), p.limit(), p.window(), false, 0, p.window(), p.window(), false));
+            }
+        }
+        return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
+    }
+
+    /**
+     * The rate-limit headers of a decision, as name/value pairs (Retry-After excluded: it belongs to
+     * the 429 only).
+     */
+    public List<String[]> headers(RateLimitDecision d) {
+        List<String[]> h = new ArrayList<>(5);
+        if (ietf) {
+            StringBuilder policy = new StringBuilder();
+            StringBuilder state = new StringBuilder();
+            for (PolicyDecision p : d.policies()) {
+                if (policy.length() > 0) {
+                    policy.append(", ");
+                    state.append(", ");
+                }
+                String name = quoted(p.policy());
+                policy.append(name).append(";q=").append(p.limit()).append(";w=")
+                        .append(p.windowSeconds());
+                state.append(name).append(";r=").append(p.remaining()).append(";t=").append(p.resetSeconds());
+            }
+            h.add(new String[] { "RateLimit-Policy", policy.toString() });
+            h.add(new String[] { "RateLimit", state.toString() });
+        }
+        if (legacy) {
+            PolicyDecision b = mostRestrictive(d);
+            h.add(new String[] { "X-RateLimit-Limit", Long.toString(b.limit()) });
+            h.add(new String[] { "X-RateLimit-Remaining", Long.toString(b.remaining()) });
+            h.add(new String[] { "X-RateLimit-Reset", Long.toString(d.allowed() ? b.resetSeconds() : d.retryAfterSeconds()) });
+        }
+        return h;
+    }
+
+    private static PolicyDecision mostRestrictive(RateLimitDecision d) {
+        PolicyDecision best = null;
+        for (PolicyDecision p : d.policies()) {
+            if (best == null || p.remaining() < best.remaining()) {
+                best = p;
+            }
+        }
+        return best;
+    }
+
+    /** An RFC 8941 string: policy names may hold any character, so escape and drop what cannot be sent. */
+    static String quoted(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c >= 0x20 && c < 0x7f) {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    /** The small JSON problem-detail body of a 429. */
+    public static String problemBody(RateLimitDecision d) {
+        return "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Rate limit exceeded\","
+                + "\"policy\":" + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
+    }
+
+    private static String json(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

@@ -1,0 +1,175 @@
+package dev.ratelimit.runtime;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+import jakarta.inject.Singleton;
+
+import dev.ratelimit.KeyResolver;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
+import io.smallrye.common.annotation.Identifier;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Turns a key source ({@code ip}, {@code principal}, {@code header:<Name>}, {@code global}, a
+ * {@link KeyResolver} name) into the identity a request is counted against.
+ * <p>
+ * Identities carry their kind ({@code ip=}, {@code user=}, {@code hdr=}...), so a header value can
+ * never name the same budget as a client address or a user.
+ */
+@Singleton
+public class KeyResolution {
+
+    /** Returned when a {@code header:} key is missing and the configuration says to deny. */
+    public static final String DENY = new String("<deny>");
+
+    static final String GLOBAL = "global";
+
+    private final int ipv6PrefixLength;
+    private final boolean denyMissingHeader;
+    private final Instance<KeyResolver> resolvers;
+    private final Map<String, KeyResolver> resolverCache = new ConcurrentHashMap<>();
+
+    KeyResolution(RateLimitRuntimeConfig config, @Any Instance<KeyResolver> resolvers) {
+        this.ipv6PrefixLength = Math.max(0, Math.min(128, config.http().ipv6PrefixLength()));
+        String missing = config.http().missingHeader();
+        if (!"ip".equals(missing) && !"deny".equals(missing)) {
+            throw new ConfigurationException("quarkus.ratelimit.http.missing-header is '" + missing
+                    + "': set it to ip or deny");
+        }
+        this.denyMissingHeader = "deny".equals(missing);
+        this.resolvers = resolvers;
+    }
+
+    /** Checks that every key source naming a {@link KeyResolver} bean has one; fails the start otherwise. */
+    public void validate(Iterable<String[]> sourcesAndWhere) {
+        List<String> errors = new ArrayList<>();
+        for (String[] s : sourcesAndWhere) {
+            if (KeySource.isResolverName(s[0]) && lookup(s[0]) == null) {
+                errors.add("Key '" + s[0] + "' (" + s[1] + ") is neither ip, principal, global nor header:<Name>, "
+                        + "and no KeyResolver bean is named so: add @Identifier(\"" + s[0]
+                        + "\") to a KeyResolver bean or fix the key");
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigurationException("Invalid rate-limit keys:\n  - " + String.join("\n  - ", errors));
+        }
+    }
+
+    /**
+     * The identity for a key source; {@code rc} is {@code null} outside an HTTP request, where
+     * client-bound sources ({@code ip}, {@code header:}) count against one global identity.
+     * Returns {@link #DENY} when a required header is missing and the configuration denies.
+     */
+    public String resolve(String source, RoutingContext rc) {
+        switch (source) {
+            case KeySource.GLOBAL:
+                return GLOBAL;
+            case KeySource.IP:
+                return ip(rc);
+            case KeySource.PRINCIPAL:
+                return principal(rc);
+            default:
+                if (source.startsWith(KeySource.HEADER_PREFIX)) {
+                    return header(source.substring(KeySource.HEADER_PREFIX.length()), rc);
+                }
+                return custom(source, rc);
+        }
+    }
+
+    private String header(String name, RoutingContext rc) {
+        if (rc == null) {
+            return GLOBAL;
+        }
+        String v = rc.request().getHeader(name);
+        if (v == null || v.isEmpty()) {
+            return denyMissingHeader ? DENY : ip(rc);
+        }
+        return "hdr=" + v;
+    }
+
+    private String principal(RoutingContext rc) {
+        if (rc == null) {
+            return GLOBAL;
+        }
+        if (rc.user() instanceof QuarkusHttpUser user) {
+            SecurityIdentity identity = user.getSecurityIdentity();
+            if (identity != null && !identity.isAnonymous()) {
+                return "user=" + identity.getPrincipal().getName();
+            }
+        }
+        // anonymous callers are limited by address
+        return ip(rc);
+    }
+
+    private String custom(String name, RoutingContext rc) {
+        KeyResolver resolver = lookup(name);
+        if (resolver == null) {
+            throw new IllegalStateException("No KeyResolver bean named '" + name + "'");
+        }
+        String v = rc == null ? null : resolver.resolve(rc.request());
+        return v == null ? ip(rc) : "key." + name + "=" + v;
+    }
+
+    private KeyResolver lookup(String name) {
+        KeyResolver cached = resolverCache.get(name);
+        if (cached != null) {
+            return cached;
+        }
+        Instance<KeyResolver> byId = resolvers.select(Identifier.Literal.of(name));
+        Instance<KeyResolver> found = byId.isResolvable() ? byId : resolvers.select(NamedLiteral.of(name));
+        if (!found.isResolvable()) {
+            return null;
+        }
+        KeyResolver r = found.get();
+        resolverCache.put(name, r);
+        return r;
+    }
+
+    /** The client address as Quarkus resolved it (forwarded headers count only from trusted proxies). */
+    String ip(RoutingContext rc) {
+        if (rc == null) {
+            return GLOBAL;
+        }
+        SocketAddress remote = rc.request().remoteAddress();
+        if (remote == null || remote.hostAddress() == null) {
+            return "ip=unknown";
+        }
+        String host = remote.hostAddress();
+        return host.indexOf(':') >= 0 ? "ip6=" + ipv6Prefix(host) : "ip=" + host;
+    }
+
+    private String ipv6Prefix(String literal) {
+        try {
+            byte[] a = InetAddress.getByName(literal).getAddress();
+            if (a.length == 4) {
+                return "ip=" + InetAddress.getByAddress(a).getHostAddress();
+            }
+            StringBuilder sb = new StringBuilder(34);
+            int nibbles = (ipv6PrefixLength + 3) / 4;
+            for (int i = 0; i < nibbles; i++) {
+                int b = a[i / 2] & 0xff;
+                int nibble = (i % 2 == 0) ? b >> 4 : b & 0xf;
+                int bitsLeft = ipv6PrefixLength - i * 4;
+                if (bitsLeft < 4) {
+                    nibble &= (0xf << (4 - bitsLeft)) & 0xf;
+                }
+                sb.append(Character.forDigit(nibble, 16));
+            }
+            return sb.append('/').append(ipv6PrefixLength).toString();
+        } catch (UnknownHostException e) {
+            // a literal that does not parse: keep it whole (the key builder hashes it)
+            return literal;
+        }
+    }
+}

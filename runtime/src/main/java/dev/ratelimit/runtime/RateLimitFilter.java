@@ -1,0 +1,118 @@
+package dev.ratelimit.runtime;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+import org.jboss.resteasy.reactive.server.ServerResponseFilter;
+import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitExceededException;
+import io.smallrye.mutiny.Uni;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Quarkus REST integration: decides annotated resource methods and path policies after matching
+ * and before the body is read or the method runs, answers denials with 429, and writes the
+ * rate-limit headers on every limited response. Registered only when the application uses
+ * Quarkus REST.
+ */
+public class RateLimitFilter {
+
+    private static final Logger LOG = Logger.getLogger(RateLimitFilter.class);
+    private static final Uni<Response> PROCEED = Uni.createFrom().nullItem();
+    private static final String PROBLEM_JSON = "application/problem+json";
+
+    private final HttpLimits http;
+    /** Per resource method (the info objects live as long as the deployment): key and specs. */
+    private final Map<SimpleResourceInfo, Target> targets = new ConcurrentHashMap<>();
+
+    RateLimitFilter(HttpLimits http) {
+        this.http = http;
+    }
+
+    private record Target(String methodKey, RateLimitSpec[] specs) {
+    }
+
+    @ServerRequestFilter(priority = Priorities.AUTHORIZATION + 100, nonBlocking = true)
+    public Uni<Response> decide(SimpleResourceInfo info, RoutingContext rc) {
+        Target target = targets.computeIfAbsent(info, i -> {
+            String key = RateLimitedMethods.methodKey(i.getResourceClass(), i.getMethodName(), i.parameterTypes());
+            return new Target(key, RateLimitedMethods.get(key));
+        });
+        if (target.specs.length == 0 && !http.hasPathPolicies()) {
+            return PROCEED;
+        }
+        List<RateLimitCheck> checks = http.checks(target.specs, rc, rc.normalizedPath(), rc.request().method().name());
+        if (checks == null) {
+            RateLimitDecision denied = http.missingKeyDecision(target.specs);
+            rc.put(HttpLimits.DECISION, denied);
+            return Uni.createFrom().item(tooManyRequests(denied));
+        }
+        if (checks.isEmpty()) {
+            return PROCEED;
+        }
+        // the interceptor must not decide this invocation again
+        rc.put(HttpLimits.DECIDED_METHOD, target.methodKey);
+        return http.limiter().check(checks).map(d -> {
+            rc.put(HttpLimits.DECISION, d);
+            if (d.allowed()) {
+                logShadow(d);
+                return null;
+            }
+            return tooManyRequests(d);
+        });
+    }
+
+    @ServerResponseFilter
+    public void headers(ContainerResponseContext response, RoutingContext rc) {
+        if (rc == null) {
+            return;
+        }
+        RateLimitDecision d = rc.get(HttpLimits.DECISION);
+        if (d == null) {
+            return;
+        }
+        for (String[] h : http.headers(d)) {
+            response.getHeaders().putSingle(h[0], h[1]);
+        }
+    }
+
+    /** A denial raised by the interceptor on a bean inside this request becomes the same 429. */
+    @ServerExceptionMapper
+    public Response denied(RateLimitExceededException e, RoutingContext rc) {
+        if (rc != null) {
+            rc.put(HttpLimits.DECISION, e.decision());
+        }
+        return tooManyRequests(e.decision());
+    }
+
+    static Response tooManyRequests(RateLimitDecision d) {
+        return Response.status(429)
+                .header("Retry-After", d.retryAfterSeconds())
+                .type(PROBLEM_JSON)
+                .entity(HttpLimits.problemBody(d))
+                .build();
+    }
+
+    private static void logShadow(RateLimitDecision d) {
+        if (LOG.isDebugEnabled()) {
+            for (PolicyDecision p : d.policies()) {
+                if (p.shadow() && !p.allowed()) {
+                    LOG.debugf("Shadow policy '%s' would have denied this request (retry after %ds)", p.policy(),
+                            p.retryAfterSeconds());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.ratelimit.runtime;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ContextNotActiveException;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitExceededException;
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.ManagedContext;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Limits calls to {@code @RateLimit} methods of any CDI bean. Honours the return type: a
+ * {@code Uni} or {@code CompletionStage} is decided without blocking and fails with
+ * {@link RateLimitExceededException}; a plain method is decided blocking (never on an event-loop
+ * thread) and throws it. A JAX-RS resource method already decided by the filter in this request
+ * proceeds without a second decision.
+ */
+@RateLimit("")
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+public class RateLimitInterceptor {
+
+    private final HttpLimits http;
+    private final CurrentVertxRequest currentRequest;
+    private final Map<Method, String> methodKeys = new ConcurrentHashMap<>();
+
+    RateLimitInterceptor(HttpLimits http, CurrentVertxRequest currentRequest) {
+        this.http = http;
+        this.currentRequest = currentRequest;
+    }
+
+    @AroundInvoke
+    Object limit(InvocationContext ctx) throws Exception {
+        Method method = ctx.getMethod();
+        String key = methodKeys.computeIfAbsent(method, RateLimitedMethods::methodKey);
+        RateLimitSpec[] specs = RateLimitedMethods.get(key);
+        if (specs.length == 0) {
+            return ctx.proceed();
+        }
+        RoutingContext rc = currentRoutingContext();
+        if (rc != null && key.equals(rc.get(HttpLimits.DECIDED_METHOD))) {
+            rc.remove(HttpLimits.DECIDED_METHOD);
+            return ctx.proceed();
+        }
+        List<RateLimitCheck> checks = http.checks(specs, rc, null, null);
+        Class<?> type = method.getReturnType();
+        if (Uni.class.isAssignableFrom(type)) {
+            return decide(checks, specs).chain(d -> d.allowed() ? proceedUni(ctx) : Uni.createFrom().failure(
+                    new RateLimitExceededException(d)));
+        }
+        if (CompletionStage.class.isAssignableFrom(type)) {
+            return decide(checks, specs).subscribeAsCompletionStage().thenCompose(d -> {
+                if (!d.allowed()) {
+                    return java.util.concurrent.CompletableFuture.failedFuture(new RateLimitExceededException(d));
+                }
+                try {
+                    return (CompletionStage<?>) ctx.proceed();
+                } catch (Exception e) {
+                    return java.util.concurrent.CompletableFuture.failedFuture(e);
+                }
+            });
+        }
+        if (Context.isOnEventLoopThread()) {
+            throw new IllegalStateException("@RateLimit on " + method.getDeclaringClass().getName() + "#" + method.getName()
+                    + " cannot decide on an event-loop thread without blocking it: return Uni or CompletionStage, "
+                    + "or call it from a worker thread (e.g. @Blocking)");
+        }
+        RateLimitDecision d = decide(checks, specs).await().indefinitely();
+        if (!d.allowed()) {
+            throw new RateLimitExceededException(d);
+        }
+        return ctx.proceed();
+    }
+
+    private Uni<RateLimitDecision> decide(List<RateLimitCheck> checks, RateLimitSpec[] specs) {
+        if (checks == null) {
+            return Uni.createFrom().item(http.missingKeyDecision(specs));
+        }
+        return http.limiter().check(checks);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Uni<Object> proceedUni(InvocationContext ctx) {
+        try {
+            return (Uni<Object>) ctx.proceed();
+        } catch (Exception e) {
+            return Uni.createFrom().failure(e);
+        }
+    }
+
+    private RoutingContext currentRoutingContext() {
+        ManagedContext requestContext = Arc.container().requestContext();
+        if (!requestContext.isActive()) {
+            return null;
+        }
+        try {
+            return currentRequest.getCurrent();
+        } catch (ContextNotActiveException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package dev.ratelimit.runtime;
+
+/**
+ * One {@code @RateLimit} as the build read it.
+ *
+ * @param policy the policy name
+ * @param cost the units a call consumes
+ * @param key the key source override, or {@code null} for the policy's own
+ */
+public record RateLimitSpec(String policy, int cost, String key) {
+}
