@@ -12,6 +12,7 @@ import io.smallrye.mutiny.Uni;
 /**
  * A service bean outside REST: the interceptor limits it, whatever its return type.
  */
+// tag::bean[]
 @ApplicationScoped
 public class Mailer {
 
@@ -42,3 +43,4 @@ public class Mailer {
         return sent.get();
     }
 }
+// end::bean[]

@@ -12,6 +12,7 @@ import dev.ratelimit.RateLimit;
 /**
  * Orders: reads limited per client address, writes additionally limited per user (5 units each).
  */
+// tag::resource[]
 @Path("/orders")
 public class OrderResource {
 
@@ -34,3 +35,4 @@ public class OrderResource {
         return order;
     }
 }
+// end::resource[]

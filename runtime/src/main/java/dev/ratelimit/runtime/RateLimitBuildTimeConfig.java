@@ -23,7 +23,7 @@ public interface RateLimitBuildTimeConfig {
      */
     interface RedisClient {
         /**
-         * The name of the Quarkus Redis client to use (its settings are `quarkus.redis.<name>.*`);
+         * The name of the Quarkus Redis client to use (its settings are `quarkus.redis."client-name".*`);
          * the default client when not set. Fixed at build time because the client bean is created
          * for it.
          */

@@ -36,7 +36,7 @@ public interface RateLimitRuntimeConfig {
     FailureMode onFailure();
 
     /**
-     * The prefix of every Redis key the extension writes: `<prefix>:{<identity>}:<policy>`.
+     * The prefix of every Redis key the extension writes: `prefix:{identity}:policy`.
      */
     @WithDefault("rl")
     String keyPrefix();
@@ -89,7 +89,7 @@ public interface RateLimitRuntimeConfig {
         List<String> headers();
 
         /**
-         * What a `header:<Name>` policy does when the request lacks the header: `ip` counts it
+         * What a `header:Name` policy does when the request lacks the header: `ip` counts it
          * against the client address, `deny` answers 429.
          */
         @WithDefault("ip")
@@ -132,7 +132,7 @@ public interface RateLimitRuntimeConfig {
         OptionalInt burst();
 
         /**
-         * What a request is counted against: `ip`, `principal`, `header:<Name>`, `global`, or the
+         * What a request is counted against: `ip`, `principal`, `header:Name` (e.g. `header:X-Api-Key`), `global`, or the
          * `@Identifier`/`@Named` name of a `KeyResolver` bean.
          */
         @WithDefault("ip")

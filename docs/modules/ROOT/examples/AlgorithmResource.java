@@ -1,0 +1,69 @@
+package dev.ratelimit.it;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+import dev.ratelimit.RateLimit;
+
+/**
+ * One endpoint per algorithm, each with its own policy (see application.properties).
+ */
+@Path("/algorithms")
+public class AlgorithmResource {
+
+    @GET
+    @Path("/fixed-window")
+    @RateLimit("fixed-window")
+    public String fixedWindow() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/sliding-window-log")
+    @RateLimit("sliding-window-log")
+    public String slidingWindowLog() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/sliding-window-counter")
+    @RateLimit("sliding-window-counter")
+    public String slidingWindowCounter() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/token-bucket")
+    @RateLimit("token-bucket")
+    public String tokenBucket() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/leaky-bucket")
+    @RateLimit("leaky-bucket")
+    public String leakyBucket() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/gcra")
+    @RateLimit("gcra")
+    public String gcra() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/shadow")
+    @RateLimit("shadow")
+    public String shadow() {
+        return "ok";
+    }
+
+    @GET
+    @Path("/expensive")
+    @RateLimit(value = "expensive", cost = 4)
+    public String expensive() {
+        return "ok";
+    }
+}
