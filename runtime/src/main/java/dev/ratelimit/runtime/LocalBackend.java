@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.smallrye.mutiny.Uni;
@@ -25,7 +26,7 @@ public class LocalBackend implements RateLimitBackend {
     private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
     private final long originMicros = System.currentTimeMillis() * 1000;
     private final long originNanos = System.nanoTime();
-    private int decisions;
+    private final AtomicInteger decisions = new AtomicInteger();
 
     public LocalBackend() {
         for (int i = 0; i < STRIPES; i++) {
@@ -66,7 +67,7 @@ public class LocalBackend implements RateLimitBackend {
             for (int i = stripes.length - 1; i >= 0; i--) {
                 locks[stripes[i]].unlock();
             }
-            if (++decisions % SWEEP_EVERY == 0) {
+            if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
                 sweep(now);
             }
         }
@@ -107,10 +108,15 @@ public class LocalBackend implements RateLimitBackend {
                 res[b + 1] = o.avail;
                 reset = o.resetNow;
             }
-            res[b + 2] = o.retry > 0 ? (long) Math.ceil(o.retry / 1000) : (long) o.retry;
-            res[b + 3] = (long) Math.ceil(reset / 1000);
+            res[b + 2] = o.retry > 0 ? millis(o.retry) : (long) o.retry;
+            res[b + 3] = reset > 0 ? millis(reset) : 0;
         }
         return res;
+    }
+
+    /** As the scripts round: up, at least 1, ignoring floating-point noise far below a microsecond. */
+    private static long millis(double micros) {
+        return Math.max(1, (long) Math.ceil((micros - 0.001) / 1000));
     }
 
     private static Outcome check(Algorithm a, State st, long now, long limit, long window, long burst, long cost) {
@@ -212,10 +218,9 @@ public class LocalBackend implements RateLimitBackend {
 
     private static Outcome tokenBucket(State st, long now, long limit, long window, long burst, long cost) {
         double perToken = (double) window / limit;
-        double tokens = burst;
-        if (st != null) {
-            tokens = Math.min(burst, st.a + Math.max(0, now - st.index) / perToken);
-        }
+        double full = now - burst * perToken;
+        double emptyAt = st != null ? Math.max(full, st.a) : full;
+        double tokens = (now - emptyAt) / perToken;
         long avail = (long) Math.floor(tokens + EPS);
         double unitNow = bucketNextUnit(tokens, burst, perToken);
         if (cost > burst) {
@@ -226,7 +231,7 @@ public class LocalBackend implements RateLimitBackend {
         }
         double left = tokens - cost;
         return Outcome.allowed(avail, bucketNextUnit(left, burst, perToken), unitNow,
-                new State(now, left, 0, null, now + (long) Math.ceil((burst - left) * perToken)));
+                new State(0, emptyAt + cost * perToken, 0, null, now + (long) Math.ceil((burst - left) * perToken)));
     }
 
     private static double bucketNextUnit(double tokens, long burst, double perToken) {
@@ -238,10 +243,8 @@ public class LocalBackend implements RateLimitBackend {
 
     private static Outcome leakyBucket(State st, long now, long limit, long window, long burst, long cost) {
         double perUnit = (double) window / limit;
-        double level = 0;
-        if (st != null) {
-            level = Math.max(0, st.a - Math.max(0, now - st.index) / perUnit);
-        }
+        double drainedAt = st != null ? Math.max(now, st.a) : now;
+        double level = (drainedAt - now) / perUnit;
         long avail = (long) Math.floor(burst - level + EPS);
         double unitNow = leakyNextUnit(level, burst, perUnit);
         if (cost > burst) {
@@ -252,7 +255,7 @@ public class LocalBackend implements RateLimitBackend {
         }
         double filled = level + cost;
         return Outcome.allowed(avail, leakyNextUnit(filled, burst, perUnit), unitNow,
-                new State(now, filled, 0, null, now + (long) Math.ceil(filled * perUnit)));
+                new State(0, drainedAt + cost * perUnit, 0, null, now + (long) Math.ceil(filled * perUnit)));
     }
 
     private static double leakyNextUnit(double level, long burst, double perUnit) {

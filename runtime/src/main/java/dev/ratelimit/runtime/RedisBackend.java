@@ -43,13 +43,18 @@ public class RedisBackend implements RateLimitBackend {
                 return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, groups);
             }
         }
-        return call(policies, keys, costs, nowMicros, dryRun);
+        return call(policies, keys, costs, nowMicros, dryRun ? DRY_RUN : CHARGE);
     }
 
-    private Uni<long[]> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+    /** Script modes (ARGV[2]): charge; check replying what a charge would leave; check replying the state as is. */
+    private static final String CHARGE = "0";
+    private static final String DRY_RUN = "1";
+    private static final String CHECK_AS_IS = "2";
+
+    private Uni<long[]> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
         String[] args = new String[2 + policies.length * 6];
         args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
-        args[1] = dryRun ? "1" : "0";
+        args[1] = mode;
         Algorithm shared = policies[0].algorithm();
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
@@ -74,9 +79,10 @@ public class RedisBackend implements RateLimitBackend {
         Uni<Void> checked = Uni.createFrom().voidItem();
         long[] merged = new long[1 + 4 * policies.length];
         merged[0] = 1;
-        // first pass: check every group without charging
+        // first pass: check every group without charging; a denial then reports the state as it stands
+        String checkMode = dryRun ? DRY_RUN : CHECK_AS_IS;
         for (List<Integer> part : parts) {
-            checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, true, part)
+            checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, checkMode, part)
                     .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
         }
         return checked.chain(() -> {
@@ -89,14 +95,14 @@ public class RedisBackend implements RateLimitBackend {
             for (List<Integer> part : parts) {
                 charged = charged.chain(() -> result[0] == 0
                         ? Uni.createFrom().voidItem()
-                        : callPart(policies, keys, costs, nowMicros, false, part)
+                        : callPart(policies, keys, costs, nowMicros, CHARGE, part)
                                 .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
             }
             return charged.map(ignored -> result);
         });
     }
 
-    private Uni<long[]> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+    private Uni<long[]> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
             List<Integer> part) {
         Policy[] p = new Policy[part.size()];
         String[] k = new String[part.size()];
@@ -107,7 +113,7 @@ public class RedisBackend implements RateLimitBackend {
             k[j] = keys[i];
             c[j] = costs[i];
         }
-        return call(p, k, c, nowMicros, dryRun);
+        return call(p, k, c, nowMicros, mode);
     }
 
     private static void mergeInto(long[] target, long[] partResult, List<Integer> part) {

@@ -31,15 +31,14 @@ end
 res[1] = ok_all
 for i = 1, n do
   local o = 1 + (i - 1) * 4
-  if ok_all == 1 and res[o + 1] == 1 then
+  if ok_all == 1 and res[o + 1] == 1 and not as_is then
     if not dry then commits[i]() end
     res[o + 2] = res[o + 2] - costs[i]
   else
     -- not charged: report the state as it stands
     res[o + 4] = reset_uncharged[i]
   end
-  local r = res[o + 3]
-  if r > 0 then res[o + 3] = math.ceil(r / 1000) end
-  res[o + 4] = math.ceil(res[o + 4] / 1000)
+  if res[o + 3] > 0 then res[o + 3] = ms(res[o + 3]) end
+  if res[o + 4] > 0 then res[o + 4] = ms(res[o + 4]) else res[o + 4] = 0 end
 end
 return res

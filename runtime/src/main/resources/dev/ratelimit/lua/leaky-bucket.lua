@@ -1,15 +1,13 @@
 -- leaky-bucket (as a meter): every admitted unit adds to a level that drains at limit/window; a
--- request is admitted while the level plus its cost stays within `burst`. The value is
--- "<level>:<time of last update>"; a missing key is an empty bucket.
+-- request is admitted while the level plus its cost stays within `burst`. The state is one number,
+-- the time at which the bucket will have drained: level = (drained_at - now) / per_unit. A missing
+-- key or a time in the past is an empty bucket.
 A['leaky-bucket'] = function(key, limit, window, burst, cost)
   local per_unit = window / limit
-  local level = 0
+  local drained_at = now
   local v = redis.call('GET', key)
-  if v then
-    local sep = string.find(v, ':', 1, true)
-    local last = tonumber(string.sub(v, sep + 1))
-    level = math.max(0, tonumber(string.sub(v, 1, sep - 1)) - math.max(0, now - last) / per_unit)
-  end
+  if v then drained_at = math.max(now, tonumber(v)) end
+  local level = (drained_at - now) / per_unit
   -- time until room for one more whole unit, from a given level
   local function next_unit(l)
     if l <= EPS then return 0 end
@@ -23,6 +21,6 @@ A['leaky-bucket'] = function(key, limit, window, burst, cost)
   end
   local filled = level + cost
   return 1, avail, 0, next_unit(filled), next_unit(level), function()
-    redis.call('SET', key, string.format('%.17g', filled) .. ':' .. int(now), 'PX', ttl_ms(filled * per_unit))
+    redis.call('SET', key, string.format('%.17g', drained_at + cost * per_unit), 'PX', ttl_ms(filled * per_unit))
   end
 end

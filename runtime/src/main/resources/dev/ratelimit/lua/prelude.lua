@@ -2,8 +2,9 @@
 -- ARGV[1]: the current time in microseconds, or '' to read it from Redis TIME (the normal case, so
 --          application clocks never matter; an explicit time exists for tests and for servers
 --          that forbid TIME).
--- ARGV[2]: '1' to decide without charging anything (used to check policies whose keys live in
---          different cluster slots before charging them), anything else to decide and charge.
+-- ARGV[2]: '0' to decide and charge; '1' to decide without charging, replying what a charge would
+--          leave; '2' to decide without charging, replying the state as it stands (used to check
+--          policies whose keys live in different cluster slots before charging any of them).
 -- Then six arguments per policy, one policy per KEYS entry:
 --          algorithm name, limit, window (microseconds), burst, cost, shadow ('1': reported, never
 --          denies and never blocks the other policies).
@@ -14,7 +15,8 @@ else
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local dry = ARGV[2] == '1'
+local dry = ARGV[2] ~= '0'
+local as_is = ARGV[2] == '2'
 
 -- Numbers handed to Redis go through %.14g, which would round microsecond timestamps: format
 -- every large integer explicitly.
@@ -22,12 +24,14 @@ local function int(x)
   return string.format('%d', x)
 end
 
--- Milliseconds for a TTL, never 0 (PX 0 is an error) and rounded up so state outlives its use.
-local function ttl_ms(us)
-  local ms = math.ceil(us / 1000)
-  if ms < 1 then return 1 end
-  return ms
+-- Whole milliseconds, rounded up, at least 1. The slack of a thousandth of a microsecond keeps
+-- floating-point noise (20000000.000000004 us) from adding a millisecond to an exact wait.
+local function ms(us)
+  local v = math.ceil((us - 0.001) / 1000)
+  if v < 1 then return 1 end
+  return v
 end
+local ttl_ms = ms
 
 -- Floating-point state (tokens, levels, theoretical arrival times) is compared with this slack
 -- so that rounding never denies a unit that time has fully earned. It is far below one unit of

@@ -1,14 +1,16 @@
--- token-bucket: holds at most `burst` tokens, refilled continuously at limit/window. The value is
--- "<tokens>:<time of last update>"; a missing key is a full bucket.
+-- token-bucket: holds at most `burst` tokens, refilled continuously at limit/window. The state is
+-- one number, the time at which the bucket was (or will be) empty if nothing else happens:
+-- tokens = (now - empty_at) / per_token, capped at burst. One number instead of "tokens and last
+-- update" keeps the key small (an integer when window/limit is a whole number of microseconds).
+-- A missing key is a full bucket.
 A['token-bucket'] = function(key, limit, window, burst, cost)
   local per_token = window / limit
-  local tokens = burst
+  -- an empty time this early means a full bucket; earlier ones earn nothing more
+  local full = now - burst * per_token
+  local empty_at = full
   local v = redis.call('GET', key)
-  if v then
-    local sep = string.find(v, ':', 1, true)
-    local last = tonumber(string.sub(v, sep + 1))
-    tokens = math.min(burst, tonumber(string.sub(v, 1, sep - 1)) + math.max(0, now - last) / per_token)
-  end
+  if v then empty_at = math.max(full, tonumber(v)) end
+  local tokens = (now - empty_at) / per_token
   -- time until the next whole token, from a given fill
   local function next_unit(t)
     if t >= burst - EPS then return 0 end
@@ -21,6 +23,6 @@ A['token-bucket'] = function(key, limit, window, burst, cost)
   end
   local left = tokens - cost
   return 1, avail, 0, next_unit(left), next_unit(tokens), function()
-    redis.call('SET', key, string.format('%.17g', left) .. ':' .. int(now), 'PX', ttl_ms((burst - left) * per_token))
+    redis.call('SET', key, string.format('%.17g', empty_at + cost * per_token), 'PX', ttl_ms((burst - left) * per_token))
   end
 end

@@ -1,0 +1,200 @@
+package dev.ratelimit.test.engine;
+
+import static dev.ratelimit.test.engine.Engine.BASE;
+import static dev.ratelimit.test.engine.Engine.S;
+import static dev.ratelimit.test.engine.Engine.admitted;
+import static dev.ratelimit.test.engine.Engine.all;
+import static dev.ratelimit.test.engine.Engine.remaining;
+import static dev.ratelimit.test.engine.Engine.show;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.jboss.logging.Logger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.LocalBackend;
+import dev.ratelimit.runtime.LuaScriptExecutor;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.RateLimitBackend;
+import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.test.redis.RedisClusterFixture;
+import dev.ratelimit.test.redis.RedisClusterFixture.Node;
+import dev.ratelimit.test.redis.RespClient;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.mutiny.redis.client.Redis;
+
+/**
+ * Decisions on a Redis Cluster (3 primaries, 3 replicas) through the extension's cluster client: keys land on
+ * the node owning their slot, policies of one identity are decided in one script call, and policies of different
+ * identities (different slots) go through the check-then-charge path; no CROSSSLOT anywhere.
+ */
+class ClusterDecisionsTest {
+
+    private static final Logger LOG = Logger.getLogger(ClusterDecisionsTest.class);
+
+    @RegisterExtension
+    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisClusterFixture.shared().seedUris())
+            .overrideConfigKey("quarkus.redis.client-type", "cluster")
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.ratelimit.policies.per-user.algorithm", "token-bucket")
+            .overrideConfigKey("quarkus.ratelimit.policies.per-user.limit", "5")
+            .overrideConfigKey("quarkus.ratelimit.policies.per-user.window", "1h")
+            .overrideConfigKey("quarkus.ratelimit.policies.site.algorithm", "fixed-window")
+            .overrideConfigKey("quarkus.ratelimit.policies.site.limit", "2")
+            .overrideConfigKey("quarkus.ratelimit.policies.site.window", "1h")
+            .overrideConfigKey("quarkus.ratelimit.policies.site.key", "global");
+
+    @Inject
+    DefaultRateLimiter limiter;
+
+    @Inject
+    LuaScriptRegistry scripts;
+
+    @Inject
+    Redis redis;
+
+    private final Policy perUser = Engine.policy("per-user", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1), 5);
+    private final Policy hourly = Engine.policy("hourly", Algorithm.SLIDING_WINDOW_LOG, 3, Duration.ofHours(1), 3);
+    private final Policy site = Engine.policy("site", Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1), 2);
+
+    private RateLimitBackend backend() {
+        RateLimitBackend b = limiter.backend();
+        assertInstanceOf(RedisBackend.class, b);
+        return b;
+    }
+
+    private long[] decide(Policy[] ps, String[] keys, long[] costs, long now) {
+        // straight on the backend: a Redis error must fail the test, not be absorbed by a failure mode
+        return backend().decide(ps, keys, costs, now, false).await().atMost(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void keysSpreadOverAllPrimariesEachOnItsSlotOwner() {
+        RedisClusterFixture cluster = RedisClusterFixture.shared();
+        Map<Node, Integer> perPrimary = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            String key = RedisKeys.key(Engine.prefix(), "per-user", "user-" + i);
+            long[] r = decide(new Policy[] { perUser }, new String[] { key }, new long[] { 1 },
+                    RateLimitBackend.BACKEND_CLOCK);
+            assertTrue(all(r), show(r));
+            Node owner = cluster.primaryForSlot(RedisClusterFixture.slot(key));
+            // asked directly (no redirects): a key on any other node would answer MOVED, i.e. fail here
+            try (RespClient node = owner.client()) {
+                assertEquals(1L, node.call("EXISTS", key), () -> key + " on " + owner);
+                assertTrue(node.callLong("PTTL", key) > 0, key);
+            }
+            perPrimary.merge(owner, 1, Integer::sum);
+        }
+        LOG.infof("300 keys per primary: %s", perPrimary);
+        assertEquals(3, perPrimary.size(), () -> "every primary got keys: " + perPrimary);
+    }
+
+    @Test
+    void policiesOfOneIdentityShareASlotAndAreAllOrNothing() {
+        String identity = Engine.newIdentity();
+        String userKey = RedisKeys.key(Engine.prefix(), "per-user", identity);
+        String hourlyKey = RedisKeys.key(Engine.prefix(), "hourly", identity);
+        assertEquals(RedisClusterFixture.slot(userKey), RedisClusterFixture.slot(hourlyKey));
+        Policy[] both = { perUser, hourly };
+        String[] keys = { userKey, hourlyKey };
+        long now = BASE + S;
+        for (int i = 0; i < 3; i++) {
+            assertTrue(all(decide(both, keys, new long[] { 1, 1 }, now)));
+        }
+        // the hourly log is full: the request is denied and the per-user bucket is not charged
+        long[] denied = decide(both, keys, new long[] { 1, 1 }, now);
+        assertFalse(all(denied), show(denied));
+        assertTrue(admitted(denied, 0) && !admitted(denied, 1), show(denied));
+        assertEquals(2, remaining(denied, 0), show(denied));
+        long[] userOnly = decide(new Policy[] { perUser }, new String[] { userKey }, new long[] { 1 }, now);
+        assertEquals(1, remaining(userOnly, 0), () -> "the denied request charged per-user: " + show(userOnly));
+    }
+
+    @Test
+    void policiesOfDifferentIdentitiesAreCheckedThenCharged() {
+        String userA = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String userB = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String global = RedisKeys.key(Engine.prefix(), "site", Engine.newIdentity());
+        assertNotEquals(RedisClusterFixture.slot(userA), RedisClusterFixture.slot(global));
+        long now = BASE + S;
+        long[] first = decide(new Policy[] { perUser, site }, new String[] { userA, global }, new long[] { 1, 1 }, now);
+        assertTrue(all(first), show(first));
+        assertEquals(4, remaining(first, 0), show(first));
+        assertEquals(1, remaining(first, 1), show(first));
+        assertTrue(all(decide(new Policy[] { perUser, site }, new String[] { userB, global }, new long[] { 1, 1 }, now)));
+        // the site-wide window is full: denied, and user A's bucket is left alone
+        long[] denied = decide(new Policy[] { perUser, site }, new String[] { userA, global }, new long[] { 1, 1 }, now);
+        assertFalse(all(denied), show(denied));
+        assertFalse(admitted(denied, 1), show(denied));
+        long[] check = decide(new Policy[] { perUser }, new String[] { userA }, new long[] { 1 }, now);
+        assertEquals(3, remaining(check, 0), () -> "the denied request charged user A: " + show(check));
+
+        // the same through the public API: decided by Redis, not by a failure mode
+        RateLimitDecision decision = limiter.checkBlocking(java.util.List.of(new RateLimitCheck("per-user", Engine.newIdentity(), 1),
+                new RateLimitCheck("site", "everyone-" + Engine.newIdentity(), 1)));
+        assertTrue(decision.allowed(), decision.toString());
+        assertEquals(RateLimitDecision.Source.REDIS, decision.source(), decision.toString());
+    }
+
+    /**
+     * A denied cross-slot request must report what a single call (and the local backend) reports: the admitting
+     * policy uncharged. The check-then-charge path reports its dry-run view instead: remaining minus the cost and
+     * the reset of a charge that never happened.
+     */
+    @Test
+    void deniedCrossSlotRequestReportsTheUnchargedState() {
+        String user = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String global = RedisKeys.key(Engine.prefix(), "site", Engine.newIdentity());
+        Policy[] ps = { perUser, site };
+        String[] keys = { user, global };
+        long[] costs = { 1, 1 };
+        LocalBackend local = new LocalBackend();
+        long now = BASE + S;
+        for (int i = 0; i < 3; i++) {
+            long[] fromCluster = decide(ps, keys, costs, now);
+            long[] fromLocal = local.decideNow(ps, keys, costs, now, false);
+            int step = i;
+            assertArrayEquals(fromLocal, fromCluster,
+                    () -> "step " + step + ": local " + show(fromLocal) + " vs cluster " + show(fromCluster));
+        }
+    }
+
+    @Test
+    void aSingleScriptCallAcrossSlotsWouldFail() {
+        // why the check-then-charge path exists: the cluster refuses one script touching two slots
+        String a = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String b = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        assertNotEquals(RedisClusterFixture.slot(a), RedisClusterFixture.slot(b));
+        LuaScriptExecutor executor = new LuaScriptExecutor(redis);
+        String[] args = { Long.toString(BASE), "1", "token-bucket", "5", "3600000000", "5", "1", "0", "token-bucket",
+                "5", "3600000000", "5", "1", "0" };
+        Throwable failure = assertThrows(RuntimeException.class, () -> executor
+                .execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET), new String[] { a, b }, args)
+                .await().atMost(Duration.ofSeconds(10)));
+        LOG.infof("One script call across slots fails with: %s", failure.getMessage());
+        // while the backend decides the same request fine
+        long[] r = decide(new Policy[] { perUser, Engine.policy("other", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1), 5) }, new String[] { a, b },
+                new long[] { 1, 1 }, BASE);
+        assertTrue(all(r), show(r));
+    }
+}
