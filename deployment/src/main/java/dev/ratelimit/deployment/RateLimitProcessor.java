@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import jakarta.inject.Singleton;
@@ -20,6 +21,7 @@ import dev.ratelimit.runtime.RateLimitFilter;
 import dev.ratelimit.runtime.RateLimitInterceptor;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.MicrometerMetrics;
 import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
@@ -38,7 +40,9 @@ import io.quarkus.deployment.annotations.ExecutionTime;
 import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.HotDeploymentWatchedFileBuildItem;
+import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
+import io.quarkus.runtime.metrics.MetricsFactory;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 
 /**
@@ -66,6 +70,18 @@ class RateLimitProcessor {
     void restFilter(Capabilities capabilities, BuildProducer<AdditionalIndexedClassesBuildItem> indexed) {
         if (capabilities.isPresent(Capability.REST)) {
             indexed.produce(new AdditionalIndexedClassesBuildItem(RateLimitFilter.class.getName()));
+        }
+    }
+
+    /**
+     * Micrometer meters, only when the application has Micrometer: {@code MicrometerMetrics} is the one
+     * class referencing Micrometer (an optional dependency), and registering it without Micrometer would
+     * fail native builds (and the start, once the class is loaded).
+     */
+    @BuildStep
+    void metrics(Optional<MetricsCapabilityBuildItem> metricsCapability, BuildProducer<AdditionalBeanBuildItem> beans) {
+        if (metricsCapability.isPresent() && metricsCapability.get().metricsSupported(MetricsFactory.MICROMETER)) {
+            beans.produce(AdditionalBeanBuildItem.unremovableOf(MicrometerMetrics.class));
         }
     }
 

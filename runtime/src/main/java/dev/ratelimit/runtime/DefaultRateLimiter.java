@@ -12,32 +12,74 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.RateLimitMetrics.Outcome;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Uni;
 
 /**
- * Turns checks into backend calls and backend replies into decisions; applies the timeout and the
- * failure mode when the backend fails.
+ * Turns checks into backend calls and backend replies into decisions.
+ * <p>
+ * In front of the backend: the {@link DenyCache} (a key Redis just denied is denied again without
+ * a call) and the {@link CircuitBreaker} (no call while Redis is down). Around it: the per-call
+ * timeout. When the call fails, times out or is not made, the failure mode of the request's
+ * policies decides (the strictest when they differ). Every decision is counted in the
+ * {@link RateLimitMetrics}.
  */
 public class DefaultRateLimiter implements RateLimiter {
 
     private static final Logger LOG = Logger.getLogger(DefaultRateLimiter.class);
+    private static final Duration FAILED_CLOSED_RETRY = Duration.ofSeconds(1);
 
     private final PolicyRegistry policies;
     private final RateLimitBackend backend;
     private final LocalBackend local;
     private final String keyPrefix;
     private final Duration timeout;
-    private final Source primarySource;
+    private final int failClosedStatus;
+    /** Null with the local backend or when disabled. */
+    private final CircuitBreaker breaker;
+    /** Null with the local backend or when disabled. */
+    private final DenyCache denyCache;
+    private final RateLimitMetrics metrics;
 
-    public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local, String keyPrefix,
-            Duration timeout) {
+    /** A limiter with the resilience settings of {@code config}. */
+    public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
+            RateLimitRuntimeConfig config, RateLimitMetrics metrics) {
         this.policies = policies;
         this.backend = backend;
         this.local = local;
-        this.keyPrefix = keyPrefix;
-        this.timeout = timeout;
-        this.primarySource = backend == local ? Source.LOCAL : Source.REDIS;
+        this.keyPrefix = config.keyPrefix();
+        this.timeout = config.redis().timeout();
+        this.failClosedStatus = config.failClosedStatus();
+        if (failClosedStatus != 429 && failClosedStatus != 503) {
+            throw new ConfigurationException("quarkus.ratelimit.fail-closed-status is " + failClosedStatus
+                    + ": use 429 (Too Many Requests) or 503 (Service Unavailable)");
+        }
+        boolean remote = backend != local;
+        if (remote && config.circuitBreaker().enabled()) {
+            int threshold = config.circuitBreaker().failureThreshold();
+            if (threshold < 1) {
+                throw new ConfigurationException("quarkus.ratelimit.circuit-breaker.failure-threshold is " + threshold
+                        + ": it must be positive");
+            }
+            this.breaker = new CircuitBreaker(backend.name(), threshold, config.circuitBreaker().openDuration(), timeout,
+                    System::nanoTime);
+        } else {
+            this.breaker = null;
+        }
+        if (remote && config.denyCache().enabled()) {
+            int max = config.denyCache().maxEntries();
+            if (max < 1) {
+                throw new ConfigurationException("quarkus.ratelimit.deny-cache.max-entries is " + max
+                        + ": it must be positive (or disable the cache with quarkus.ratelimit.deny-cache.enabled=false)");
+            }
+            this.denyCache = new DenyCache(max, config.denyCache().safetyMargin(), System::nanoTime);
+        } else {
+            this.denyCache = null;
+        }
+        this.metrics = metrics;
+        metrics.register(policies.all(), backend.name(), breaker);
     }
 
     /** The policies this limiter knows. */
@@ -48,6 +90,24 @@ public class DefaultRateLimiter implements RateLimiter {
     /** The backend deciding while it is healthy. */
     public RateLimitBackend backend() {
         return backend;
+    }
+
+    /** The circuit breaker around the backend, or {@code null} (local backend, or disabled). */
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    /** The cache of recent denials, or {@code null} (local backend, or disabled). */
+    public DenyCache denyCache() {
+        return denyCache;
+    }
+
+    /**
+     * The HTTP status for a denied decision: {@code quarkus.ratelimit.fail-closed-status} when the
+     * backend failed and {@code fail-closed} denied, 429 otherwise.
+     */
+    public int httpStatus(RateLimitDecision decision) {
+        return decision.source() == Source.FAILED_CLOSED ? failClosedStatus : 429;
     }
 
     @Override
@@ -71,36 +131,84 @@ public class DefaultRateLimiter implements RateLimiter {
             keys[i] = RedisKeys.key(keyPrefix, p.name(), c.key());
             costs[i] = c.cost();
         }
-        Uni<long[]> reply = backend.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false);
         if (backend == local) {
-            return reply.map(r -> decision(ps, r, Source.LOCAL));
+            return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
+                    .map(r -> counted(ps, decision(ps, r, Source.LOCAL)));
         }
-        return reply.ifNoItem().after(timeout).fail()
-                .map(r -> decision(ps, r, primarySource))
-                .onFailure().recoverWithUni(t -> onBackendFailure(ps, keys, costs, t));
+        // deferred: the cache, the breaker and the clock are consulted when the caller subscribes
+        return Uni.createFrom().deferred(() -> decideRemotely(ps, keys, costs));
     }
 
     @Override
     public RateLimitDecision checkBlocking(List<RateLimitCheck> checks) {
-        // bounded: the backend call carries the timeout, the failure modes answer at once
+        // bounded: the backend call carries the timeout, the cache and the failure modes answer at once
         return check(checks).await().indefinitely();
     }
 
-    private Uni<RateLimitDecision> onBackendFailure(Policy[] ps, String[] keys, long[] costs, Throwable t) {
+    private Uni<RateLimitDecision> decideRemotely(Policy[] ps, String[] keys, long[] costs) {
+        if (denyCache != null) {
+            List<PolicyDecision> cached = denyCache.lookup(ps, keys, costs);
+            if (cached != null) {
+                // all-or-nothing: one policy known to deny is enough, and Redis is not asked
+                return Uni.createFrom().item(counted(ps, new RateLimitDecision(false, cached, Source.DENY_CACHE)));
+            }
+        }
+        int permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
+        if (permit == CircuitBreaker.REJECTED) {
+            return Uni.createFrom().item(() -> failureDecision(ps, keys, costs, null));
+        }
+        long sentAt = System.nanoTime();
+        return backend.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
+                .ifNoItem().after(timeout).fail()
+                .onItemOrFailure().transform((reply, error) -> {
+                    metrics.backendLatency(System.nanoTime() - sentAt);
+                    Throwable failure = error;
+                    RateLimitDecision d = null;
+                    if (failure == null) {
+                        try {
+                            d = decision(ps, reply, Source.REDIS);
+                        } catch (RuntimeException e) {
+                            failure = e; // a reply we cannot read: a broken backend, not the caller's problem
+                        }
+                    }
+                    if (failure != null) {
+                        if (breaker != null) {
+                            breaker.onFailure(permit, failure);
+                        }
+                        return failureDecision(ps, keys, costs, failure);
+                    }
+                    if (breaker != null) {
+                        breaker.onSuccess(permit);
+                    }
+                    if (denyCache != null && !d.allowed()) {
+                        denyCache.remember(ps, keys, costs, reply, sentAt);
+                    }
+                    return counted(ps, d);
+                });
+    }
+
+    /** The failure mode's decision; {@code failure} is null when the breaker refused the call. */
+    private RateLimitDecision failureDecision(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
         FailureMode mode = strictest(ps);
         if (LOG.isDebugEnabled()) {
-            LOG.debugf("Rate-limit backend %s failed (%s), applying %s", backend.name(),
-                    t instanceof TimeoutException ? "timeout after " + timeout : t.toString(), mode);
+            LOG.debugf("Rate-limit backend %s %s, applying %s", backend.name(),
+                    failure == null ? "not called (circuit breaker open)"
+                            : "failed (" + (failure instanceof TimeoutException ? "timeout after " + timeout
+                                    : failure.toString()) + ")",
+                    mode);
         }
+        RateLimitDecision d;
         switch (mode) {
             case FAIL_OPEN:
-                return Uni.createFrom().item(synthetic(ps, true, Source.FAILED_OPEN));
+                d = synthetic(ps, true, Source.FAILED_OPEN);
+                break;
             case FAIL_CLOSED:
-                return Uni.createFrom().item(synthetic(ps, false, Source.FAILED_CLOSED));
+                d = synthetic(ps, false, Source.FAILED_CLOSED);
+                break;
             default:
-                return Uni.createFrom().item(() -> decision(ps,
-                        local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false), Source.LOCAL));
+                d = decision(ps, local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false), Source.LOCAL);
         }
+        return counted(ps, d);
     }
 
     /** With several policies the strictest failure mode wins: closed over local over open. */
@@ -117,12 +225,52 @@ public class DefaultRateLimiter implements RateLimiter {
         return m;
     }
 
+    /**
+     * Counts the decision once for every policy of the request. The outcome is the request's
+     * ({@code allowed}, {@code denied}) when the primary backend decided, except that a shadow policy
+     * that would have denied counts as {@code shadow-denied}; otherwise it is where the decision came
+     * from ({@code deny-cache}, {@code failed-open}, {@code failed-closed}, {@code local-fallback}).
+     */
+    private RateLimitDecision counted(Policy[] ps, RateLimitDecision d) {
+        if (metrics == RateLimitMetrics.NONE) {
+            return d;
+        }
+        Outcome fixed;
+        switch (d.source()) {
+            case DENY_CACHE:
+                fixed = Outcome.DENY_CACHE;
+                break;
+            case FAILED_OPEN:
+                fixed = Outcome.FAILED_OPEN;
+                break;
+            case FAILED_CLOSED:
+                fixed = Outcome.FAILED_CLOSED;
+                break;
+            case LOCAL:
+                fixed = backend == local ? null : Outcome.LOCAL_FALLBACK;
+                break;
+            default:
+                fixed = null;
+        }
+        Outcome request = d.allowed() ? Outcome.ALLOWED : Outcome.DENIED;
+        for (int i = 0; i < ps.length; i++) {
+            Outcome o = fixed;
+            if (o == null) {
+                // the decision lists the request's policies in order when the backend decided
+                PolicyDecision pd = d.policies().get(i);
+                o = pd.shadow() && !pd.allowed() ? Outcome.SHADOW_DENIED : request;
+            }
+            metrics.decided(ps[i].name(), o);
+        }
+        return d;
+    }
+
     private static RateLimitDecision synthetic(Policy[] ps, boolean allowed, Source source) {
         List<PolicyDecision> list = new ArrayList<>(ps.length);
         for (Policy p : ps) {
             // without the backend nothing is known of the budget: report none left when denying
             list.add(new PolicyDecision(p.name(), p.limit(), p.window(), allowed, allowed ? p.limit() : 0,
-                    allowed ? Duration.ZERO : Duration.ofSeconds(1), Duration.ZERO, p.shadow()));
+                    allowed ? Duration.ZERO : FAILED_CLOSED_RETRY, Duration.ZERO, p.shadow()));
         }
         return new RateLimitDecision(allowed, list, source);
     }

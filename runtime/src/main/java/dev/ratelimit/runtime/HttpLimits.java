@@ -183,9 +183,12 @@ public class HttpLimits {
         return sb.append('"').toString();
     }
 
-    /** The small JSON problem-detail body of a 429. */
-    public static String problemBody(RateLimitDecision d) {
-        return "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Rate limit exceeded\","
+    /** The small JSON problem-detail body of a denial (429, or 503 for a fail-closed outage). */
+    public static String problemBody(RateLimitDecision d, int status) {
+        boolean unavailable = status == 503;
+        return "{\"type\":\"about:blank\",\"title\":\"" + (unavailable ? "Service Unavailable" : "Too Many Requests")
+                + "\",\"status\":" + status + ",\"detail\":\""
+                + (unavailable ? "Rate limiting is unavailable" : "Rate limit exceeded") + "\","
                 + "\"policy\":" + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
     }
 

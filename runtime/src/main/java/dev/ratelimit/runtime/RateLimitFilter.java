@@ -97,11 +97,13 @@ public class RateLimitFilter {
         return tooManyRequests(e.decision());
     }
 
-    static Response tooManyRequests(RateLimitDecision d) {
-        return Response.status(429)
+    /** 429, or 503 for a fail-closed denial when {@code quarkus.ratelimit.fail-closed-status=503}. */
+    Response tooManyRequests(RateLimitDecision d) {
+        int status = http.limiter().httpStatus(d);
+        return Response.status(status)
                 .header("Retry-After", d.retryAfterSeconds())
                 .type(PROBLEM_JSON)
-                .entity(HttpLimits.problemBody(d))
+                .entity(HttpLimits.problemBody(d, status))
                 .build();
     }
 

@@ -6,6 +6,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.Typed;
 import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -28,8 +29,9 @@ public class RateLimitProducer {
 
     @Produces
     @Singleton
+    @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
-            @Any Instance<Redis> clients) {
+            @Any Instance<Redis> clients, Instance<RateLimitMetrics> metrics) {
         PolicyRegistry policies = PolicyRegistry.from(config);
         LocalBackend local = new LocalBackend();
         RateLimitBackend backend = local;
@@ -52,7 +54,9 @@ public class RateLimitProducer {
                                 + "send them", failure.toString()));
             }
         }
-        return new DefaultRateLimiter(policies, backend, local, config.keyPrefix(), config.redis().timeout());
+        // a RateLimitMetrics bean exists only when the application has Micrometer
+        return new DefaultRateLimiter(policies, backend, local, config,
+                metrics.isResolvable() ? metrics.get() : RateLimitMetrics.NONE);
     }
 
     @Produces

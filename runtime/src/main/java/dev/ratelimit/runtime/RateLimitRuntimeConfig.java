@@ -52,6 +52,24 @@ public interface RateLimitRuntimeConfig {
     Http http();
 
     /**
+     * The HTTP status of a request denied because Redis failed and the failure mode is `fail-closed`:
+     * `429` (Too Many Requests, the same as a real denial) or `503` (Service Unavailable, which tells
+     * clients and monitoring that the limiter, not their usage, is the problem). Both carry `Retry-After`.
+     */
+    @WithDefault("429")
+    int failClosedStatus();
+
+    /**
+     * The circuit breaker around the Redis backend.
+     */
+    CircuitBreakerConfig circuitBreaker();
+
+    /**
+     * The local cache of recent denials.
+     */
+    DenyCacheConfig denyCache();
+
+    /**
      * The policies, by name.
      */
     @ConfigDocMapKey("policy-name")
@@ -74,6 +92,60 @@ public interface RateLimitRuntimeConfig {
          */
         @WithDefault("true")
         boolean preloadScripts();
+    }
+
+    /**
+     * The circuit breaker around the Redis backend.
+     */
+    interface CircuitBreakerConfig {
+        /**
+         * Whether a Redis outage opens a circuit breaker, so that the failure modes answer at once
+         * instead of every request waiting for the timeout.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * How many consecutive failed or timed-out Redis calls open the breaker. It does not open
+         * while some call succeeded within the last `quarkus.ratelimit.redis.timeout`: a Redis that
+         * answers most calls but lets a few time out is still there.
+         */
+        @WithDefault("5")
+        int failureThreshold();
+
+        /**
+         * How long the breaker stays open; then one request probes Redis, and closes the breaker
+         * if it succeeds.
+         */
+        @WithDefault("5s")
+        Duration openDuration();
+    }
+
+    /**
+     * The local cache of recent denials.
+     */
+    interface DenyCacheConfig {
+        /**
+         * Whether a key that Redis denied is denied again in process, without a Redis call, until
+         * the time Redis reported (less a safety margin). It never denies what Redis would admit,
+         * unless Redis keys are changed behind the extension's back (a key deleted to reset it).
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * The most denials held; when full, expired entries and then those closest to expiry are
+         * dropped.
+         */
+        @WithDefault("10000")
+        int maxEntries();
+
+        /**
+         * Subtracted from each cached denial's duration, on top of 0.1% of it, to absorb the
+         * millisecond rounding of Redis replies and clock-rate differences between hosts.
+         */
+        @WithDefault("5ms")
+        Duration safetyMargin();
     }
 
     /**

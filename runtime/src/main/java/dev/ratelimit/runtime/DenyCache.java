@@ -1,0 +1,198 @@
+package dev.ratelimit.runtime;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+import dev.ratelimit.PolicyDecision;
+
+/**
+ * Remembers recent denials by Redis so that a flood on an over-limit key is denied in process
+ * instead of costing a Redis call per request (the over-limit cache of Envoy's rate-limit service).
+ * <p>
+ * When Redis denies {@code cost} units of a policy for a key and reports that they could be admitted
+ * in {@code T}, every request for that policy and key with a cost of at least {@code cost} is denied
+ * here until {@code T} has passed, measured from the moment the call was <em>sent</em> (Redis read
+ * its clock later than that, so the entry never outlives Redis's own answer), minus a safety margin
+ * of {@code safetyMargin} plus 0.1% of {@code T} (for the millisecond rounding of the script's reply
+ * and clock-rate differences between hosts). A request denied here is told to retry when Redis said,
+ * counted from the reply's arrival, as if Redis had answered it: the margin shortens the entry, not
+ * the {@code Retry-After}.
+ * <p>
+ * Why this never denies what Redis would admit: what Redis reports is how long this key needs if
+ * nobody consumes anything more. Other callers (other instances included) can only consume more,
+ * which makes Redis deny longer; the passing of time is the only thing that makes it admit, and the
+ * entry expires before that time. A larger cost needs at least as long as a smaller one under every
+ * algorithm. The entry is keyed by the Redis key (prefix, identity, policy name) and by the policy's
+ * algorithm, limit, window and burst, so changed policy values never hit an old entry.
+ * <p>
+ * Memory is bounded: at most {@code maxEntries} entries (plus one per thread racing an eviction).
+ * Expired entries are dropped when read; when the cache is full, expired entries are swept and, if
+ * that is not enough, the tenth of the entries closest to expiry is dropped. Forgetting is always
+ * safe: Redis then decides.
+ */
+public final class DenyCache {
+
+    /** The portion of an entry's duration given up for clock-rate differences: 1/1000 (0.1%). */
+    private static final long RATE_MARGIN_DIVISOR = 1000;
+
+    private final int maxEntries;
+    private final long marginNanos;
+    private final LongSupplier nanoClock;
+    private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
+    private final AtomicBoolean evicting = new AtomicBoolean();
+
+    /**
+     * @param maxEntries the most entries held
+     * @param safetyMargin subtracted from every entry's duration
+     * @param nanoClock a monotonic clock in nanoseconds ({@code System::nanoTime})
+     */
+    public DenyCache(int maxEntries, Duration safetyMargin, LongSupplier nanoClock) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("max entries must be positive, got " + maxEntries);
+        }
+        this.maxEntries = maxEntries;
+        this.marginNanos = safetyMargin.toNanos();
+        this.nanoClock = nanoClock;
+    }
+
+    /** What identifies a cached denial: the full Redis key and the policy values that decide it. */
+    private record Key(String redisKey, Algorithm algorithm, long limit, long windowMicros, long burst) {
+        static Key of(Policy p, String redisKey) {
+            return new Key(redisKey, p.algorithm(), p.limit(), p.windowMicros(), p.burst());
+        }
+    }
+
+    /**
+     * A denial: costs of at least {@code cost} are denied until {@code expiresAt}; {@code admitAt} is
+     * when Redis said they could be admitted, counted from the reply's arrival as for an answer
+     * straight from Redis (what {@code Retry-After} reports; later than {@code expiresAt});
+     * {@code resetAt} and {@code remaining} are the rest of Redis's answer, for the headers.
+     */
+    private record Entry(long cost, long expiresAt, long admitAt, long resetAt, long remaining) {
+    }
+
+    /**
+     * The cached denials covering this request, one per denied check, or {@code null} when no check
+     * is covered (then the backend must decide). Shadow policies are never covered.
+     */
+    public List<PolicyDecision> lookup(Policy[] policies, String[] keys, long[] costs) {
+        List<PolicyDecision> denied = null;
+        long now = 0;
+        boolean clockRead = false;
+        for (int i = 0; i < policies.length; i++) {
+            Policy p = policies[i];
+            if (p.shadow()) {
+                continue;
+            }
+            Key key = Key.of(p, keys[i]);
+            Entry e = entries.get(key);
+            if (e == null) {
+                continue;
+            }
+            if (!clockRead) {
+                now = nanoClock.getAsLong();
+                clockRead = true;
+            }
+            long left = e.expiresAt - now;
+            if (left <= 0) {
+                entries.remove(key, e);
+                continue;
+            }
+            if (costs[i] >= e.cost) {
+                if (denied == null) {
+                    denied = new ArrayList<>(1);
+                }
+                denied.add(new PolicyDecision(p.name(), p.limit(), p.window(), false, e.remaining,
+                        Duration.ofNanos(e.admitAt - now), Duration.ofNanos(Math.max(0, e.resetAt - now)), false));
+            }
+        }
+        return denied;
+    }
+
+    /**
+     * Records the denials in a backend reply.
+     *
+     * @param reply the scripts' reply layout (see {@link RateLimitBackend#decide})
+     * @param sentAt when the call was sent, on {@code nanoClock}
+     */
+    public void remember(Policy[] policies, String[] keys, long[] costs, long[] reply, long sentAt) {
+        for (int i = 0; i < policies.length; i++) {
+            Policy p = policies[i];
+            int b = 1 + 4 * i;
+            long retryMs = reply[b + 2];
+            if (reply[b] == 1 || p.shadow() || retryMs <= 0) {
+                continue; // admitted, never enforced, or never admissible (the limiter refuses such costs)
+            }
+            long retryNanos = retryMs * 1_000_000;
+            long expiresAt = sentAt + retryNanos - marginNanos - retryNanos / RATE_MARGIN_DIVISOR;
+            long now = nanoClock.getAsLong();
+            if (expiresAt - now <= 0) {
+                continue;
+            }
+            if (entries.size() >= maxEntries && !makeRoom()) {
+                continue;
+            }
+            // the latest denial replaces an older one: each is a true statement, the latest the freshest
+            entries.put(Key.of(p, keys[i]), new Entry(costs[i], expiresAt, now + retryNanos,
+                    now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
+        }
+    }
+
+    /** How many entries are held (expired ones included until swept). */
+    public int size() {
+        return entries.size();
+    }
+
+    /** Forgets everything. */
+    public void clear() {
+        entries.clear();
+    }
+
+    /**
+     * Drops expired entries and, if the cache is still over nine tenths full, the tenth closest to
+     * expiry. One thread at a time; the others skip their insert meanwhile (forgetting is safe).
+     * Costs O(n log n) at most once per {@code maxEntries / 10} inserts.
+     */
+    private boolean makeRoom() {
+        if (!evicting.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            long now = nanoClock.getAsLong();
+            entries.values().removeIf(e -> e.expiresAt - now <= 0);
+            int target = maxEntries - Math.max(1, maxEntries / 10);
+            int excess = entries.size() - target;
+            if (excess > 0) {
+                long[] left = new long[entries.size()];
+                int n = 0;
+                for (Entry e : entries.values()) {
+                    if (n == left.length) {
+                        break;
+                    }
+                    left[n++] = e.expiresAt - now;
+                }
+                if (n == 0) {
+                    return true;
+                }
+                Arrays.sort(left, 0, n);
+                long threshold = left[Math.min(n, excess) - 1];
+                for (Iterator<Entry> it = entries.values().iterator(); it.hasNext() && excess > 0;) {
+                    if (it.next().expiresAt - now <= threshold) {
+                        it.remove();
+                        excess--;
+                    }
+                }
+            }
+            return true;
+        } finally {
+            evicting.set(false);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.ratelimit.runtime;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.inject.Singleton;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The Micrometer meters of the extension: {@code ratelimit.decisions} (tags {@code policy},
+ * {@code outcome}), {@code ratelimit.backend.latency} (tag {@code backend}) and
+ * {@code ratelimit.circuit.state}.
+ * <p>
+ * This is the only class that references Micrometer. It is registered as a bean by the build only
+ * when the metrics capability says Micrometer is present: Micrometer is an optional dependency, and
+ * a class referring to absent classes would fail a native build (and a JVM start, once loaded).
+ * Everything else talks to {@link RateLimitMetrics}.
+ */
+@Singleton
+public class MicrometerMetrics implements RateLimitMetrics {
+
+    static final String DECISIONS = "ratelimit.decisions";
+    static final String LATENCY = "ratelimit.backend.latency";
+    static final String CIRCUIT_STATE = "ratelimit.circuit.state";
+
+    private static final Outcome[] OUTCOMES = Outcome.values();
+
+    private final MeterRegistry registry;
+    /** Per policy, one counter per outcome (by ordinal); read on every decision, written once. */
+    private volatile Map<String, Counter[]> counters = Map.of();
+    private volatile Timer latency;
+
+    MicrometerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void register(Collection<Policy> policies, String backend, CircuitBreaker breaker) {
+        Map<String, Counter[]> byPolicy = new HashMap<>();
+        for (Policy p : policies) {
+            byPolicy.put(p.name(), countersFor(p.name()));
+        }
+        counters = Map.copyOf(byPolicy);
+        latency = Timer.builder(LATENCY)
+                .description("Time of the rate-limit backend calls, failed and timed-out ones included")
+                .tag("backend", backend)
+                .register(registry);
+        if (breaker != null) {
+            Gauge.builder(CIRCUIT_STATE, breaker, b -> b.state().code())
+                    .description("State of the rate-limit backend circuit breaker: 0 closed, 1 open, 2 half-open")
+                    .tag("backend", backend)
+                    .strongReference(true)
+                    .register(registry);
+        }
+    }
+
+    private Counter[] countersFor(String policy) {
+        Counter[] c = new Counter[OUTCOMES.length];
+        for (Outcome o : OUTCOMES) {
+            c[o.ordinal()] = Counter.builder(DECISIONS)
+                    .description("Rate-limit decisions, per policy and outcome")
+                    .tag("policy", policy)
+                    .tag("outcome", o.tag())
+                    .register(registry);
+        }
+        return c;
+    }
+
+    @Override
+    public void decided(String policy, Outcome outcome) {
+        Counter[] c = counters.get(policy);
+        if (c != null) {
+            c[outcome.ordinal()].increment();
+        }
+    }
+
+    @Override
+    public void backendLatency(long nanos) {
+        Timer t = latency;
+        if (t != null) {
+            t.record(nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+}

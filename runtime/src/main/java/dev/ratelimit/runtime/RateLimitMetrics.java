@@ -1,0 +1,69 @@
+package dev.ratelimit.runtime;
+
+import java.util.Collection;
+
+/**
+ * Where the limiter reports what it does. Free of any metrics library, so the runtime works without
+ * one; {@link MicrometerMetrics} implements it when the application has Micrometer.
+ */
+public interface RateLimitMetrics {
+
+    /** Reports nothing (no Micrometer in the application). */
+    RateLimitMetrics NONE = new RateLimitMetrics() {
+        @Override
+        public void register(Collection<Policy> policies, String backend, CircuitBreaker breaker) {
+        }
+
+        @Override
+        public void decided(String policy, Outcome outcome) {
+        }
+
+        @Override
+        public void backendLatency(long nanos) {
+        }
+    };
+
+    /** The {@code outcome} tag of {@code ratelimit.decisions}. */
+    enum Outcome {
+        /** Admitted by the backend. */
+        ALLOWED("allowed"),
+        /** Denied by the backend. */
+        DENIED("denied"),
+        /** A shadow policy would have denied (the request was not denied for it). */
+        SHADOW_DENIED("shadow-denied"),
+        /** The backend failed and {@code fail-open} admitted. */
+        FAILED_OPEN("failed-open"),
+        /** The backend failed and {@code fail-closed} denied. */
+        FAILED_CLOSED("failed-closed"),
+        /** The backend failed and the in-process limiter decided ({@code local}). */
+        LOCAL_FALLBACK("local-fallback"),
+        /** Denied by the deny cache without a backend call. */
+        DENY_CACHE("deny-cache");
+
+        private final String tag;
+
+        Outcome(String tag) {
+            this.tag = tag;
+        }
+
+        /** The tag value. */
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /**
+     * Creates the meters; called once, when the limiter is built.
+     *
+     * @param policies every configured policy (their counters exist from the start, at zero)
+     * @param backend the backend's name ({@code backend} tag of the latency timer)
+     * @param breaker the circuit breaker, or {@code null} when there is none (local backend)
+     */
+    void register(Collection<Policy> policies, String backend, CircuitBreaker breaker);
+
+    /** One request was decided for {@code policy} with this outcome. */
+    void decided(String policy, Outcome outcome);
+
+    /** One backend call took this long (successful or not). */
+    void backendLatency(long nanos);
+}
