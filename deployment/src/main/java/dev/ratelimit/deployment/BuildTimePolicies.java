@@ -57,6 +57,12 @@ final class BuildTimePolicies {
         return OptionalInt.of(alg.usesBurst() && burst.isPresent() ? burst.get() : limit.get());
     }
 
+    /** The attribute that sets a policy's capacity: {@code burst} for bucket algorithms with one, else {@code limit}. */
+    String capacityAttribute(String policy) {
+        Algorithm alg = Algorithm.fromConfigName(value(policy, "algorithm", String.class).orElse("token-bucket"));
+        return alg != null && alg.usesBurst() && value(policy, "burst", Integer.class).isPresent() ? "burst" : "limit";
+    }
+
     String key(String policy) {
         return value(policy, "key", String.class).orElse("ip");
     }

@@ -2,6 +2,7 @@ package dev.ratelimit.deployment;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.TreeMap;
 import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.jandex.AnnotationTransformation;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
@@ -26,6 +28,7 @@ import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
@@ -83,6 +86,19 @@ class RateLimitProcessor {
         if (metricsCapability.isPresent() && metricsCapability.get().metricsSupported(MetricsFactory.MICROMETER)) {
             beans.produce(AdditionalBeanBuildItem.unremovableOf(MicrometerMetrics.class));
         }
+    }
+
+    /**
+     * ArC refuses interceptor bindings on private methods during bean discovery, before any validation,
+     * which would hide every other problem of the build. Such annotations are removed from ArC's view;
+     * the validation (which reads the untransformed index) still reports them, together with the rest.
+     */
+    @BuildStep
+    AnnotationsTransformerBuildItem ignorePrivateTargets() {
+        return new AnnotationsTransformerBuildItem(AnnotationTransformation.forMethods()
+                .whenMethod(m -> Modifier.isPrivate(m.flags()))
+                .transform(ctx -> ctx.remove(a -> a.name().equals(RateLimitAnnotations.RATE_LIMIT)
+                        || a.name().equals(RateLimitAnnotations.RATE_LIMIT_LIST))));
     }
 
     /** Finds every limited method. */

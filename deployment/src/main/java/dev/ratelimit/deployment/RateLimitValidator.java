@@ -24,7 +24,8 @@ final class RateLimitValidator {
         policies.validate(errors);
         for (RateLimitedMethodBuildItem item : methods) {
             MethodInfo m = item.method();
-            String where = "[class=" + m.declaringClass().name() + ", method=" + m.name() + "]";
+            String where = "[class=" + m.declaringClass().name() + ", method=" + m.name() + ", policy="
+                    + String.join(",", item.specs().stream().map(RateLimitedMethodBuildItem.Spec::policy).toList()) + "]";
             if (Modifier.isPrivate(m.flags())) {
                 errors.add(new RateLimitValidationException.PrivateMethodException(
                         "@RateLimit cannot apply to a private method: make it package-private, protected or public "
@@ -51,8 +52,9 @@ final class RateLimitValidator {
                 } else if (capacity.isPresent() && capacity.getAsInt() > 0 && s.cost() > capacity.getAsInt()) {
                     errors.add(new RateLimitValidationException.InvalidCostException("@RateLimit cost " + s.cost()
                             + " exceeds what policy '" + s.policy() + "' can ever admit (" + capacity.getAsInt()
-                            + "): lower the cost or raise " + PolicyValidator.property(s.policy(), "limit") + " (or burst) "
-                            + at));
+                            + "): lower the cost or raise " + PolicyValidator.property(s.policy(),
+                                    policies.capacityAttribute(s.policy()))
+                            + " " + at));
                 }
                 if (!s.key().isEmpty()) {
                     String problem = KeySource.validate(s.key());

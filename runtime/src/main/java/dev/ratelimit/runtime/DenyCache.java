@@ -79,41 +79,51 @@ public final class DenyCache {
     }
 
     /**
-     * The cached denials covering this request, one per denied check, or {@code null} when no check
-     * is covered (then the backend must decide). Shadow policies are never covered.
+     * The cached answer to this request, one decision per check, or {@code null} when no check is
+     * covered by a cached denial (then the backend must decide). A request is covered when one of its
+     * enforced checks is; its other checks are reported from what the same denial said of them, and
+     * when nothing is known of one of them the backend decides, so a cached answer carries the same
+     * fields as Redis's. Shadow policies never cover a request.
      */
     public List<PolicyDecision> lookup(Policy[] policies, String[] keys, long[] costs) {
-        List<PolicyDecision> denied = null;
+        Entry[] found = null;
+        boolean covered = false;
         long now = 0;
-        boolean clockRead = false;
+        for (int i = 0; i < policies.length; i++) {
+            Entry e = entries.get(Key.of(policies[i], keys[i]));
+            if (e == null) {
+                if (covered) {
+                    return null;
+                }
+                continue;
+            }
+            if (found == null) {
+                found = new Entry[policies.length];
+                now = nanoClock.getAsLong();
+            }
+            if (e.expiresAt - now <= 0) {
+                entries.remove(Key.of(policies[i], keys[i]), e);
+                continue;
+            }
+            found[i] = e;
+            covered |= !policies[i].shadow() && costs[i] >= e.cost;
+        }
+        if (!covered) {
+            return null;
+        }
+        List<PolicyDecision> decisions = new ArrayList<>(policies.length);
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
-            if (p.shadow()) {
-                continue;
-            }
-            Key key = Key.of(p, keys[i]);
-            Entry e = entries.get(key);
+            Entry e = found[i];
             if (e == null) {
-                continue;
+                return null; // nothing known of this policy: Redis must answer for the whole request
             }
-            if (!clockRead) {
-                now = nanoClock.getAsLong();
-                clockRead = true;
-            }
-            long left = e.expiresAt - now;
-            if (left <= 0) {
-                entries.remove(key, e);
-                continue;
-            }
-            if (costs[i] >= e.cost) {
-                if (denied == null) {
-                    denied = new ArrayList<>(1);
-                }
-                denied.add(new PolicyDecision(p.name(), p.limit(), p.window(), false, e.remaining,
-                        Duration.ofNanos(e.admitAt - now), Duration.ofNanos(Math.max(0, e.resetAt - now)), false));
-            }
+            boolean denies = !p.shadow() && costs[i] >= e.cost;
+            decisions.add(new PolicyDecision(p.name(), p.limit(), p.window(), !denies, e.remaining,
+                    denies ? Duration.ofNanos(e.admitAt - now) : Duration.ZERO,
+                    Duration.ofNanos(Math.max(0, e.resetAt - now)), p.shadow()));
         }
-        return denied;
+        return decisions;
     }
 
     /**
@@ -123,6 +133,12 @@ public final class DenyCache {
      * @param sentAt when the call was sent, on {@code nanoClock}
      */
     public void remember(Policy[] policies, String[] keys, long[] costs, long[] reply, long sentAt) {
+        if (reply[0] == 1) {
+            return;
+        }
+        long now = nanoClock.getAsLong();
+        long latestExpiry = 0;
+        boolean any = false;
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
             int b = 1 + 4 * i;
@@ -132,17 +148,38 @@ public final class DenyCache {
             }
             long retryNanos = retryMs * 1_000_000;
             long expiresAt = sentAt + retryNanos - marginNanos - retryNanos / RATE_MARGIN_DIVISOR;
-            long now = nanoClock.getAsLong();
             if (expiresAt - now <= 0) {
                 continue;
             }
-            if (entries.size() >= maxEntries && !makeRoom()) {
-                continue;
+            if (!put(Key.of(p, keys[i]), new Entry(costs[i], expiresAt, now + retryNanos,
+                    now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])))) {
+                return;
             }
-            // the latest denial replaces an older one: each is a true statement, the latest the freshest
-            entries.put(Key.of(p, keys[i]), new Entry(costs[i], expiresAt, now + retryNanos,
-                    now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
+            latestExpiry = any ? Math.max(latestExpiry, expiresAt) : expiresAt;
+            any = true;
         }
+        if (!any) {
+            return;
+        }
+        // what the same reply said of the request's other policies, so that a cached answer reports them
+        // too; such entries never cover a request themselves (their cost is unreachable)
+        for (int i = 0; i < policies.length; i++) {
+            int b = 1 + 4 * i;
+            if (reply[b] == 1 || policies[i].shadow() || reply[b + 2] <= 0) {
+                entries.putIfAbsent(Key.of(policies[i], keys[i]), new Entry(Long.MAX_VALUE, latestExpiry, 0,
+                        now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
+            }
+        }
+    }
+
+    /** Stores an entry unless the cache is full and cannot make room; the latest denial replaces an older one. */
+    private boolean put(Key key, Entry entry) {
+        if (entries.size() >= maxEntries && !makeRoom()) {
+            return false;
+        }
+        // each denial is a true statement, the latest the freshest
+        entries.put(key, entry);
+        return true;
     }
 
     /** How many entries are held (expired ones included until swept). */

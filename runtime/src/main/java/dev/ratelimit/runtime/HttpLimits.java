@@ -49,7 +49,37 @@ public class HttpLimits {
         for (Policy p : limiter.policies().all()) {
             sources.add(new String[] { p.key(), PolicyValidator.property(p.name(), "key") });
         }
+        List<String> costErrors = new ArrayList<>();
+        RateLimitedMethods.all().forEach((method, specs) -> {
+            for (RateLimitSpec s : specs) {
+                if (s.key() != null && !s.key().isEmpty()) {
+                    sources.add(new String[] { s.key(), "@RateLimit(key) on " + method });
+                }
+                checkCost(method, s, costErrors);
+            }
+        });
+        if (!costErrors.isEmpty()) {
+            throw new io.quarkus.runtime.configuration.ConfigurationException("Invalid rate-limit costs:\n  - "
+                    + String.join("\n  - ", costErrors));
+        }
         keys.validate(sources);
+    }
+
+    /** The build checked costs against the values it saw; values set at start-up may be lower. */
+    private void checkCost(String method, RateLimitSpec s, List<String> errors) {
+        if (!limiter.policies().contains(s.policy())) {
+            errors.add("@RateLimit(\"" + s.policy() + "\") on " + method + " names a policy that is not configured at "
+                    + "start-up: define " + PolicyValidator.property(s.policy(), "limit") + " and "
+                    + PolicyValidator.property(s.policy(), "window"));
+            return;
+        }
+        Policy p = limiter.policies().get(s.policy());
+        if (s.cost() > p.capacity()) {
+            errors.add("@RateLimit(value=\"" + s.policy() + "\", cost=" + s.cost() + ") on " + method
+                    + " can never be admitted: the policy's capacity is " + p.capacity() + "; raise "
+                    + PolicyValidator.property(p.name(), p.algorithm().usesBurst() && p.burst() != p.limit() ? "burst" : "limit")
+                    + " or lower the cost");
+        }
     }
 
     /** The limiter. */

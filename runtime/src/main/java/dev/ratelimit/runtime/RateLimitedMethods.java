@@ -27,6 +27,11 @@ public final class RateLimitedMethods {
         METHODS.computeIfAbsent(methodKey, k -> new ArrayList<>()).add(spec);
     }
 
+    /** Every limited method (by {@link #methodKey}) and its specs, for the start-up checks. */
+    public static Map<String, List<RateLimitSpec>> all() {
+        return Map.copyOf(METHODS);
+    }
+
     /** The specs of a method identified by {@link #methodKey}, empty when it is not limited. */
     public static RateLimitSpec[] get(String methodKey) {
         List<RateLimitSpec> specs = METHODS.get(methodKey);

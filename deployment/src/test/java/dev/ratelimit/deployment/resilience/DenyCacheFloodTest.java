@@ -102,13 +102,19 @@ class DenyCacheFloodTest {
         assertTrue(admitted.sum() >= earned - 1 && admitted.sum() <= earned + 1,
                 "admitted " + admitted.sum() + " during " + elapsedMs + " ms; Redis would admit " + earned);
 
-        // a request with several policies is denied without Redis when one of its checks is covered
+        // a request with several policies: the first is answered by Redis (nothing is known yet of 'other', and a
+        // cached answer must carry every policy's fields); its repeats are denied without Redis, reporting both
+        List<RateLimitCheck> both = List.of(new RateLimitCheck("other", "victim", 1), new RateLimitCheck("flood", "victim", 1));
+        RateLimitDecision first = limiter.checkBlocking(both);
+        assertFalse(first.allowed());
+        assertEquals(Source.REDIS, first.source());
         long before = OwnRedis.scriptCalls(REDIS);
-        RateLimitDecision multi = limiter.checkBlocking(
-                List.of(new RateLimitCheck("other", "victim", 1), new RateLimitCheck("flood", "victim", 1)));
+        RateLimitDecision multi = limiter.checkBlocking(both);
         assertFalse(multi.allowed());
         assertEquals(Source.DENY_CACHE, multi.source());
         assertEquals("flood", multi.policy());
+        assertEquals(2, multi.policies().size(), "every policy of the request is reported");
+        assertEquals(first.policies().get(0).remaining(), multi.policies().get(0).remaining(), "other: as Redis said");
         assertEquals(before, OwnRedis.scriptCalls(REDIS), "no Redis call");
     }
 

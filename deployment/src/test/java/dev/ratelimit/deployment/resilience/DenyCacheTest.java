@@ -112,9 +112,17 @@ class DenyCacheTest {
         List<PolicyDecision> hit = cache.lookup(new Policy[] { API, writes },
                 new String[] { KEY, "rl:{alice}:writes" }, new long[] { 1, 2 });
         assertNotNull(hit);
-        assertEquals(1, hit.size());
-        assertEquals("writes", hit.get(0).policy());
-        assertNull(lookup(API, KEY, 1), "api admitted it: nothing cached for api");
+        // the cached answer reports every policy of the request, as Redis did
+        assertEquals(2, hit.size());
+        assertEquals("api", hit.get(0).policy());
+        assertTrue(hit.get(0).allowed());
+        assertEquals(9, hit.get(0).remaining());
+        assertEquals("writes", hit.get(1).policy());
+        assertFalse(hit.get(1).allowed());
+        assertNull(lookup(API, KEY, 1), "api admitted it: a request for api alone is not covered");
+        assertNull(cache.lookup(new Policy[] { writes, policy("other", 5, false) },
+                new String[] { "rl:{alice}:writes", "rl:{alice}:other" }, new long[] { 2, 1 }),
+                "nothing known of 'other': Redis answers for the whole request");
     }
 
     @Test

@@ -1,0 +1,53 @@
+package dev.ratelimit.deployment.validation;
+
+import static dev.ratelimit.deployment.validation.ValidationProblems.assertNames;
+import static dev.ratelimit.deployment.validation.ValidationProblems.find;
+import static dev.ratelimit.deployment.validation.ValidationProblems.problems;
+import static dev.ratelimit.deployment.validation.ValidationProblems.property;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.deployment.RateLimitValidationException;
+import io.quarkus.test.QuarkusUnitTest;
+
+/** {@code @RateLimit} on a private method (which no interceptor can reach) fails the build. */
+class PrivateMethodTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Service.class))
+            .overrideConfigKey("quarkus.ratelimit.backend", "local")
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.ratelimit.policies.exports.limit", "5")
+            .overrideConfigKey("quarkus.ratelimit.policies.exports.window", "1m")
+            .assertException(t -> {
+                List<RateLimitValidationException> problems = problems(t, 1);
+                var e = assertInstanceOf(RateLimitValidationException.PrivateMethodException.class, problems.get(0));
+                assertNames(e, Service.class.getName(), "exportEverything", "exports", "private");
+            });
+
+    @ApplicationScoped
+    public static class Service {
+        public String export() {
+            return exportEverything();
+        }
+
+        @RateLimit("exports")
+        private String exportEverything() {
+            return "all";
+        }
+    }
+
+    @Test
+    void buildFails() {
+        fail("the build must fail");
+    }
+}
