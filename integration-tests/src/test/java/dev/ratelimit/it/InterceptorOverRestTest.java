@@ -39,6 +39,8 @@ class InterceptorOverRestTest {
             Response r = client.given().queryParam("to", "r" + i).post("/mail");
             assertEquals(200, r.statusCode(), "mail " + i);
             assertEquals("sent to r" + i, r.asString());
+            // admitted by the bean's interceptor: the response still reports the budget it used
+            assertEquals(3 - i, remaining(r, "mail"), "RateLimit header of an admitted interceptor decision");
         }
         Response denied = client.given().queryParam("to", "r4").post("/mail");
         assertEquals(429, denied.statusCode());

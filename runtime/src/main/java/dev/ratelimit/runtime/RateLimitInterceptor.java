@@ -60,11 +60,11 @@ public class RateLimitInterceptor {
         List<RateLimitCheck> checks = http.checks(specs, rc, null, null);
         Class<?> type = method.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
-            return decide(checks, specs).chain(d -> d.allowed() ? proceedUni(ctx) : Uni.createFrom().failure(
+            return decide(checks, specs, rc).chain(d -> d.allowed() ? proceedUni(ctx) : Uni.createFrom().failure(
                     new RateLimitExceededException(d)));
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
-            return decide(checks, specs).subscribeAsCompletionStage().thenCompose(d -> {
+            return decide(checks, specs, rc).subscribeAsCompletionStage().thenCompose(d -> {
                 if (!d.allowed()) {
                     return java.util.concurrent.CompletableFuture.failedFuture(new RateLimitExceededException(d));
                 }
@@ -80,18 +80,25 @@ public class RateLimitInterceptor {
                     + " cannot decide on an event-loop thread without blocking it: return Uni or CompletionStage, "
                     + "or call it from a worker thread (e.g. @Blocking)");
         }
-        RateLimitDecision d = decide(checks, specs).await().indefinitely();
+        RateLimitDecision d = decide(checks, specs, rc).await().indefinitely();
         if (!d.allowed()) {
             throw new RateLimitExceededException(d);
         }
         return ctx.proceed();
     }
 
-    private Uni<RateLimitDecision> decide(List<RateLimitCheck> checks, RateLimitSpec[] specs) {
-        if (checks == null) {
-            return Uni.createFrom().item(http.missingKeyDecision(specs));
+    private Uni<RateLimitDecision> decide(List<RateLimitCheck> checks, RateLimitSpec[] specs, RoutingContext rc) {
+        Uni<RateLimitDecision> d = checks == null ? Uni.createFrom().item(http.missingKeyDecision(specs))
+                : http.limiter().check(checks);
+        if (rc == null) {
+            return d;
         }
-        return http.limiter().check(checks);
+        // inside an HTTP request the response carries this decision's headers, unless the filter decided one
+        return d.invoke(decision -> {
+            if (rc.get(HttpLimits.DECISION) == null) {
+                rc.put(HttpLimits.DECISION, decision);
+            }
+        });
     }
 
     @SuppressWarnings("unchecked")
