@@ -1,12 +1,14 @@
 package dev.ratelimit.runtime;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.Response;
 
 /**
  * Decides in Redis with the recorded scripts.
@@ -21,13 +23,19 @@ import io.vertx.mutiny.redis.client.Response;
 public class RedisBackend implements RateLimitBackend {
 
     private final LuaScriptExecutor executor;
-    private final LuaScriptRegistry scripts;
     private final boolean cluster;
+    private final Map<Algorithm, LuaScript> byAlgorithm = new EnumMap<>(Algorithm.class);
+    private final LuaScript mixed;
+    private final Map<String, Encoded> encodedPolicies = new ConcurrentHashMap<>();
 
     public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
         this.executor = executor;
-        this.scripts = scripts;
         this.cluster = cluster;
+        // looked up once: a decision should not build a map key to find its script
+        for (Algorithm a : Algorithm.values()) {
+            byAlgorithm.put(a, scripts.forAlgorithm(a));
+        }
+        this.mixed = scripts.get(LuaScriptRegistry.DECIDE);
     }
 
     @Override
@@ -58,19 +66,42 @@ public class RedisBackend implements RateLimitBackend {
         Algorithm shared = policies[0].algorithm();
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
+            String[] fixed = encoded(p);
             int b = 2 + i * 6;
-            args[b] = p.algorithm().configName();
-            args[b + 1] = Long.toString(p.limit());
-            args[b + 2] = Long.toString(p.windowMicros());
-            args[b + 3] = Long.toString(p.burst());
-            args[b + 4] = Long.toString(costs[i]);
-            args[b + 5] = p.shadow() ? "1" : "0";
+            args[b] = fixed[0];
+            args[b + 1] = fixed[1];
+            args[b + 2] = fixed[2];
+            args[b + 3] = fixed[3];
+            long cost = costs[i];
+            args[b + 4] = cost < SMALL.length ? SMALL[(int) cost] : Long.toString(cost);
+            args[b + 5] = fixed[4];
             if (p.algorithm() != shared) {
                 shared = null;
             }
         }
-        LuaScript script = shared != null ? scripts.forAlgorithm(shared) : scripts.get(LuaScriptRegistry.DECIDE);
-        return executor.execute(script, keys, args).map(RedisBackend::toLongs);
+        LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
+        return executor.execute(script, keys, args, RedisBackend::toLongs);
+    }
+
+    /** Small costs as strings, so the common cost of 1 formats nothing. */
+    private static final String[] SMALL = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" };
+
+    /**
+     * The script arguments a policy always sends (algorithm, limit, window, burst, shadow), formatted
+     * once per policy rather than on every decision. Keyed by name and checked by identity, since
+     * tests may build several policies of one name.
+     */
+    private String[] encoded(Policy p) {
+        Encoded e = encodedPolicies.get(p.name());
+        if (e == null || e.policy != p) {
+            e = new Encoded(p, new String[] { p.algorithm().configName(), Long.toString(p.limit()),
+                    Long.toString(p.windowMicros()), Long.toString(p.burst()), p.shadow() ? "1" : "0" });
+            encodedPolicies.put(p.name(), e);
+        }
+        return e.args;
+    }
+
+    private record Encoded(Policy policy, String[] args) {
     }
 
     private Uni<long[]> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,

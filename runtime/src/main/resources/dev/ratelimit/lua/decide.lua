@@ -4,6 +4,27 @@
 -- Reply: { all admitted (1/0), then per policy: admitted (1/0), remaining, retry-after ms,
 --          reset ms }; retry-after is -1 when the cost can never be admitted.
 local n = #KEYS
+if n == 1 then
+  -- One policy, the common case, without the bookkeeping below: it is charged exactly when it
+  -- admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
+  local algorithm = A[ARGV[3]]
+  if not algorithm then
+    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[3]))
+  end
+  local cost = tonumber(ARGV[7])
+  local ok, avail, retry, reset, reset_now = algorithm(KEYS[1], tonumber(ARGV[4]), tonumber(ARGV[5]),
+    tonumber(ARGV[6]), cost, not dry)
+  local ok_all = ok
+  if ARGV[8] == '1' then ok_all = 1 end
+  if ok == 1 and not as_is then
+    avail = avail - cost
+  else
+    reset = reset_now
+  end
+  if retry > 0 then retry = ms(retry) end
+  if reset > 0 then reset = ms(reset) else reset = 0 end
+  return { ok_all, ok, avail, retry, reset }
+end
 local ok_all = 1
 local res = { 0 }
 local commits = {}
@@ -17,7 +38,7 @@ for i = 1, n do
   end
   local cost = tonumber(ARGV[b + 5])
   local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[i], tonumber(ARGV[b + 2]),
-    tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), cost)
+    tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), cost, false)
   if ok == 0 and ARGV[b + 6] ~= '1' then ok_all = 0 end
   commits[i] = commit
   costs[i] = cost

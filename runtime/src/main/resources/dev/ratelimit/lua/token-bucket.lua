@@ -3,26 +3,31 @@
 -- tokens = (now - empty_at) / per_token, capped at burst. One number instead of "tokens and last
 -- update" keeps the key small (an integer when window/limit is a whole number of microseconds).
 -- A missing key is a full bucket.
-A['token-bucket'] = function(key, limit, window, burst, cost)
+A['token-bucket'] = function(key, limit, window, burst, cost, write)
   local per_token = window / limit
   -- an empty time this early means a full bucket; earlier ones earn nothing more
   local full = now - burst * per_token
   local empty_at = full
   local v = redis.call('GET', key)
-  if v then empty_at = math.max(full, tonumber(v)) end
+  if v then empty_at = max(full, tonumber(v)) end
   local tokens = (now - empty_at) / per_token
   -- time until the next whole token, from a given fill
   local function next_unit(t)
     if t >= burst - EPS then return 0 end
-    return (math.floor(t + EPS) + 1 - t) * per_token
+    return (floor(t + EPS) + 1 - t) * per_token
   end
-  local avail = math.floor(tokens + EPS)
+  local avail = floor(tokens + EPS)
   if cost > burst then return 0, avail, -1, next_unit(tokens), next_unit(tokens), nil end
   if tokens + EPS < cost then
     return 0, avail, (cost - tokens) * per_token, next_unit(tokens), next_unit(tokens), nil
   end
   local left = tokens - cost
+  local value, ttl = fmt('%.17g', empty_at + cost * per_token), ttl_ms((burst - left) * per_token)
+  if write then
+    redis.call('SET', key, value, 'PX', ttl)
+    return 1, avail, 0, next_unit(left), next_unit(tokens), nil
+  end
   return 1, avail, 0, next_unit(left), next_unit(tokens), function()
-    redis.call('SET', key, string.format('%.17g', empty_at + cost * per_token), 'PX', ttl_ms((burst - left) * per_token))
+    redis.call('SET', key, value, 'PX', ttl)
   end
 end
