@@ -1,0 +1,160 @@
+package dev.ratelimit.benchmark;
+
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.jboss.logging.Logger;
+
+/**
+ * A closed-loop load: {@code concurrency} callers, each starting its next call as soon as the
+ * previous one ends, for a warm-up and then a measured period. Latency is from the start of a call
+ * to its end, recorded in microseconds with HdrHistogram (wait-free, from any thread).
+ * <p>
+ * The callers are asynchronous (a caller is a chain of calls, not a thread): on a 2-core machine 64
+ * blocked threads would measure the scheduler more than the limiter, and every contender here has
+ * an asynchronous API.
+ */
+final class ClosedLoop {
+
+    private static final Logger LOG = Logger.getLogger(ClosedLoop.class);
+
+    private final Operation operation;
+    private final int keyCount;
+    private final Recorder recorder = new Recorder(3);
+    private final LongAdder succeeded = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean running = true;
+    private volatile Throwable lastFailure;
+
+    private ClosedLoop(Operation operation, int keyCount) {
+        this.operation = operation;
+        this.keyCount = keyCount;
+    }
+
+    /** Runs {@code operation} with that many callers over {@code keyCount} keys (picked uniformly) and measures it. */
+    static Measurement run(Operation operation, int keyCount, int concurrency, long warmupMillis, long durationMillis) {
+        ClosedLoop loop = new ClosedLoop(operation, keyCount);
+        for (int i = 0; i < concurrency; i++) {
+            loop.inFlight.incrementAndGet();
+            new Caller(loop).next();
+        }
+        sleep(warmupMillis);
+        loop.recorder.getIntervalHistogram(); // drop the warm-up
+        loop.succeeded.reset();
+        loop.failures.reset();
+        long start = System.nanoTime();
+        sleep(durationMillis);
+        Histogram h = loop.recorder.getIntervalHistogram();
+        long ok = loop.succeeded.sumThenReset();
+        long failed = loop.failures.sumThenReset();
+        long elapsed = System.nanoTime() - start;
+        loop.running = false;
+        loop.drain();
+        if (loop.lastFailure != null && failed > 0) {
+            LOG.debugf("Last failure: %s", loop.lastFailure.toString());
+        }
+        return new Measurement(h, ok, failed, elapsed, loop.lastFailure);
+    }
+
+    private void drain() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            sleep(5);
+        }
+        if (inFlight.get() > 0) {
+            LOG.warnf("%d calls still in flight 30 s after the end of a measurement", inFlight.get());
+        }
+    }
+
+    /**
+     * One caller. A call that completes on the calling thread (an immediate error, say) must not
+     * recurse into the next: the state says who continues, the caller's loop or the completion.
+     */
+    private static final class Caller implements Operation.Done {
+        private static final int ISSUING = 0, WAITING = 1, DONE_EARLY = 2;
+
+        private final ClosedLoop loop;
+        private final AtomicInteger state = new AtomicInteger();
+        private long startNanos;
+
+        Caller(ClosedLoop loop) {
+            this.loop = loop;
+        }
+
+        void next() {
+            while (loop.running) {
+                state.set(ISSUING);
+                int n = loop.keyCount;
+                int key = n == 1 ? 0 : ThreadLocalRandom.current().nextInt(n);
+                startNanos = System.nanoTime();
+                try {
+                    loop.operation.call(key, this);
+                } catch (RuntimeException e) {
+                    failed(e);
+                }
+                if (state.compareAndSet(ISSUING, WAITING)) {
+                    return; // the completion continues
+                }
+                // answered on this very thread (a failure mode, a cache): continue elsewhere, so that a
+                // caller answered without I/O never spins on an event loop
+                if (loop.running) {
+                    ForkJoinPool.commonPool().execute(this::next);
+                    return;
+                }
+            }
+            loop.inFlight.decrementAndGet();
+        }
+
+        @Override
+        public void ok() {
+            loop.recorder.recordValue(Math.max(1, (System.nanoTime() - startNanos) / 1000));
+            loop.succeeded.increment();
+            proceed();
+        }
+
+        @Override
+        public void failed(Throwable failure) {
+            loop.recorder.recordValue(Math.max(1, (System.nanoTime() - startNanos) / 1000));
+            loop.failures.increment();
+            if (failure != null) {
+                loop.lastFailure = failure;
+            }
+            proceed();
+        }
+
+        private void proceed() {
+            if (state.compareAndSet(ISSUING, DONE_EARLY)) {
+                return; // the issuing loop continues
+            }
+            next();
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What one run measured. */
+    record Measurement(Histogram histogram, long succeeded, long failures, long elapsedNanos, Throwable lastFailure) {
+
+        /** Calls answered by Redis, per second (failed and fallback calls excluded). */
+        double decisionsPerSecond() {
+            return succeeded * 1e9 / elapsedNanos;
+        }
+
+        double micros(double percentile) {
+            return histogram.getValueAtPercentile(percentile);
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package dev.ratelimit.benchmark;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import org.redisson.Redisson;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.LuaScript;
+import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.LuaScriptExecutor;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.RateLimitBackend;
+import dev.ratelimit.runtime.RedisKeys;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+/**
+ * The systems under test, each called through its own asynchronous API. Every one admits
+ * {@link #RATE} per second per key, far above what this machine can send, so every decision is an
+ * admission that writes state (the costlier path) and no contender wins by denying.
+ */
+final class Contenders {
+
+    /** Units per second every contender admits per key. */
+    static final long RATE = 1_000_000;
+
+    private static final String[] NO_ARGS = new String[0];
+
+    private Contenders() {
+    }
+
+    /** The name a benchmark identity gets: one hot one, or one of many. */
+    static String[] identities(int count) {
+        String[] ids = new String[count];
+        if (count == 1) {
+            ids[0] = "hot";
+        } else {
+            for (int i = 0; i < count; i++) {
+                ids[i] = "user-" + i;
+            }
+        }
+        return ids;
+    }
+
+    /** Our limiter, one policy, through the public reactive API. */
+    static Operation limiter(RateLimiter limiter, String policy, String[] identities) {
+        return (key, done) -> limiter.check(policy, identities[key]).subscribe().with(d -> {
+            if (d.source() == RateLimitDecision.Source.REDIS) {
+                done.ok();
+            } else {
+                done.failed(null); // answered by the failure mode: not a Redis decision
+            }
+        }, done::failed);
+    }
+
+    /**
+     * A diagnostic row: the backend {@code DefaultRateLimiter} calls (script, executor, connection),
+     * without the limiter around it (timeout, circuit breaker, deny cache, decision objects).
+     */
+    static Operation backendOnly(DefaultRateLimiter limiter, String policy, String[] identities) {
+        Policy[] ps = { limiter.policies().get(policy) };
+        long[] costs = { 1 };
+        String[][] keys = new String[identities.length][];
+        for (int i = 0; i < identities.length; i++) {
+            keys[i] = new String[] { RedisKeys.key("rl", policy, identities[i]) };
+        }
+        RateLimitBackend backend = limiter.backend();
+        return (key, done) -> backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false).subscribe()
+                .with(r -> done.ok(), done::failed);
+    }
+
+    /**
+     * An experiment: the backend with the per-call timeout {@code DefaultRateLimiter} applies
+     * ({@code ifNoItem().after(250ms).fail()}), on Mutiny's default scheduler (in Quarkus, Vert.x
+     * timers) or on the given one.
+     */
+    static Operation backendWithTimeout(DefaultRateLimiter limiter, String policy, String[] identities,
+            java.util.concurrent.ScheduledExecutorService scheduler) {
+        Policy[] ps = { limiter.policies().get(policy) };
+        long[] costs = { 1 };
+        String[][] keys = new String[identities.length][];
+        for (int i = 0; i < identities.length; i++) {
+            keys[i] = new String[] { RedisKeys.key("rl", policy, identities[i]) };
+        }
+        RateLimitBackend backend = limiter.backend();
+        Duration timeout = Duration.ofMillis(250);
+        return (key, done) -> {
+            io.smallrye.mutiny.Uni<long[]> u = backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false);
+            u = scheduler == null ? u.ifNoItem().after(timeout).fail() : u.ifNoItem().after(timeout).on(scheduler).fail();
+            u.subscribe().with(r -> done.ok(), done::failed);
+        };
+    }
+
+    /**
+     * The design before this benchmark, for comparison in the same run: the backend on an executor
+     * that sends each call with the client's pooled {@code send} (one pooled connection per call in
+     * flight), as {@code LuaScriptExecutor} did.
+     */
+    static Operation pooledBackend(io.vertx.mutiny.redis.client.Redis pooled, LuaScriptRegistry scripts, Policy policy,
+            String[] identities) {
+        LuaScriptExecutor perCall = new LuaScriptExecutor(pooled) {
+            @Override
+            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, String[] keys, String[] args,
+                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
+                io.vertx.mutiny.redis.client.Request r = io.vertx.mutiny.redis.client.Request
+                        .cmd(io.vertx.mutiny.redis.client.Command.EVALSHA).arg(script.sha()).arg(keys.length);
+                for (String k : keys) {
+                    r.arg(k);
+                }
+                for (String a : args) {
+                    r.arg(a);
+                }
+                return pooled.send(r).map(resp -> convert.apply(resp.getDelegate()));
+            }
+        };
+        RateLimitBackend backend = new dev.ratelimit.runtime.RedisBackend(perCall, scripts, false);
+        Policy[] ps = { policy };
+        long[] costs = { 1 };
+        String[][] keys = new String[identities.length][];
+        for (int i = 0; i < identities.length; i++) {
+            keys[i] = new String[] { RedisKeys.key("rl", policy.name(), identities[i]) };
+        }
+        return (key, done) -> backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false).subscribe()
+                .with(r -> done.ok(), done::failed);
+    }
+
+    /** The ceiling: the same executor and Redis client running a script that only returns 1. */
+    static Operation ceiling(LuaScriptExecutor executor, LuaScript returnOne, String prefix, String[] identities) {
+        String[][] keys = new String[identities.length][];
+        for (int i = 0; i < identities.length; i++) {
+            keys[i] = new String[] { prefix + ":{" + identities[i] + "}:ceiling" };
+        }
+        return (key, done) -> executor.execute(returnOne, keys[key], NO_ARGS).subscribe().with(r -> done.ok(),
+                done::failed);
+    }
+
+    /** Redisson's {@code RRateLimiter} (one per key, rate set once). */
+    static Peer redisson(String redisUri, String[] identities) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(redisUri);
+        RedissonClient client = Redisson.create(config);
+        RRateLimiter[] limiters = new RRateLimiter[identities.length];
+        for (int i = 0; i < identities.length; i++) {
+            limiters[i] = client.getRateLimiter("redisson:{" + identities[i] + "}");
+            limiters[i].trySetRate(RateType.OVERALL, RATE, Duration.ofSeconds(1), Duration.ofMinutes(10));
+        }
+        Operation op = (key, done) -> limiters[key].tryAcquireAsync().whenComplete((ok, failure) -> {
+            if (failure == null) {
+                done.ok();
+            } else {
+                done.failed(failure);
+            }
+        });
+        return new Peer(op, client::shutdown);
+    }
+
+    /** Bucket4j's Lettuce integration (compare-and-swap), asynchronous proxies, one per key. */
+    static Peer bucket4j(String redisUri, String[] identities) {
+        RedisClient client = RedisClient.create(redisUri);
+        StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        AsyncProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
+                .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+                .build()
+                .asAsync();
+        BucketConfiguration configuration = BucketConfiguration.builder()
+                .addLimit(limit -> limit.capacity(RATE).refillGreedy(RATE, Duration.ofSeconds(1)))
+                .build();
+        AsyncBucketProxy[] buckets = new AsyncBucketProxy[identities.length];
+        for (int i = 0; i < identities.length; i++) {
+            buckets[i] = proxies.builder().build(("bucket4j:{" + identities[i] + "}").getBytes(StandardCharsets.UTF_8),
+                    () -> java.util.concurrent.CompletableFuture.completedFuture(configuration));
+        }
+        Operation op = (key, done) -> buckets[key].tryConsume(1).whenComplete((ok, failure) -> {
+            if (failure == null) {
+                done.ok();
+            } else {
+                done.failed(failure);
+            }
+        });
+        return new Peer(op, () -> {
+            connection.close();
+            client.shutdown();
+        });
+    }
+
+    /** A peer and how to release its client. */
+    record Peer(Operation operation, Runnable close) {
+    }
+}

@@ -1,0 +1,300 @@
+package dev.ratelimit.benchmark;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
+
+import org.jboss.logging.Logger;
+
+import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.LuaScript;
+import dev.ratelimit.runtime.LuaScriptExecutor;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.RedisBackend;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Redis;
+import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.RateLimitBackend;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import dev.ratelimit.test.redis.RespClient;
+
+/**
+ * What each script costs Redis: {@code usec_per_call} of {@code EVALSHA} from {@code INFO commandstats}
+ * while only that script runs, and {@code MEMORY USAGE} of the keys one identity leaves behind. Our
+ * scripts run through the real backend; each is compared with a simple textbook script for the
+ * same algorithm (resources {@code anchors/*.lua}).
+ */
+final class RedisCost {
+
+    private static final Logger LOG = Logger.getLogger(RedisCost.class);
+
+    /** The policy of this suite: a typical API limit, 100 per minute (keys live long enough to be measured). */
+    static final int LIMIT = 100;
+    static final long WINDOW_MS = 60_000;
+
+    /** The key of the memory measurement: a realistic one (client address, short policy name). */
+    static final String MEMORY_KEY = "rl:{203.0.113.7}:api";
+
+    /** One line of the cost table. */
+    record Row(String algorithm, String anchor, double oursMicros, double anchorMicros, long oursBytes1,
+            long anchorBytes1, long oursBytes100, long anchorBytes100, long oursKeys, long anchorKeys) {
+    }
+
+    /** Rounds per script, ours and the anchor alternating; the median is reported. */
+    static final int ROUNDS = 5;
+    /** Calls per round. */
+    static final int CALLS = 10_000;
+
+    private final DefaultRateLimiter limiter;
+    private final LuaScriptExecutor executor;
+    private final LuaScriptRegistry scripts;
+    private final Redis redis;
+    private final RespClient admin;
+    private final String host;
+    private final int port;
+    private final int keys;
+
+    RedisCost(DefaultRateLimiter limiter, LuaScriptExecutor executor, LuaScriptRegistry scripts, Redis redis,
+            RespClient admin, int keys) {
+        this.limiter = limiter;
+        this.executor = executor;
+        this.scripts = scripts;
+        this.redis = redis;
+        this.admin = admin;
+        this.host = admin.host();
+        this.port = admin.port();
+        this.keys = keys;
+    }
+
+    List<Row> measure() {
+        List<Row> rows = new ArrayList<>();
+        for (Algorithm algorithm : Algorithm.values()) {
+            Anchor anchor = Anchor.forAlgorithm(algorithm);
+            Policy policy = new Policy("api", algorithm, LIMIT, Duration.ofMillis(WINDOW_MS), LIMIT, "ip", false,
+                    FailureMode.LOCAL);
+            String[] ids = Contenders.identities(keys);
+
+            // what the real backend sends for this policy, replayed by a pipelining client
+            Captured ours = capture(policy);
+            String[] ourKeys = new String[keys];
+            for (int i = 0; i < keys; i++) {
+                ourKeys[i] = "rl:{" + ids[i] + "}:" + policy.name();
+            }
+            List<Double> oursRounds = new ArrayList<>(), anchorRounds = new ArrayList<>();
+            for (int r = 0; r < ROUNDS; r++) {
+                oursRounds.add(usecPerCall(ours.script, i -> new String[] { ourKeys[i] }, i -> ours.args));
+                anchorRounds.add(usecPerCall(anchor.script, i -> anchor.keys.apply("anchor:{" + ids[i] + "}:api",
+                        System.currentTimeMillis()), i -> anchor.args.apply(System.currentTimeMillis())));
+            }
+            double oursMicros = median(oursRounds), anchorMicros = median(anchorRounds);
+
+            long[] ourMemory = memory(oursOperation(policy));
+            long[] anchorMemory = memory(anchor.operation(executor, i -> MEMORY_KEY));
+            rows.add(new Row(algorithm.configName(), anchor.name, oursMicros, anchorMicros, ourMemory[0], anchorMemory[0],
+                    ourMemory[1], anchorMemory[1], ourMemory[2], anchorMemory[2]));
+            LOG.infof("Redis cost %-22s ours %.2f us/call %d B/key, anchor %s %.2f us/call %d B (rounds %s / %s)",
+                    algorithm.configName(), oursMicros, ourMemory[0], anchor.name, anchorMicros, anchorMemory[0],
+                    oursRounds, anchorRounds);
+        }
+        admin.call("FLUSHALL");
+        return rows;
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private record Captured(LuaScript script, String[] args) {
+    }
+
+    /** The script and arguments the real backend sends for one decision of this policy. */
+    private Captured capture(Policy policy) {
+        LuaScript[] script = new LuaScript[1];
+        String[][] args = new String[1][];
+        LuaScriptExecutor capturing = new LuaScriptExecutor(redis) {
+            @Override
+            public <T> Uni<T> execute(LuaScript s, String[] k, String[] a,
+                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
+                script[0] = s;
+                args[0] = a;
+                return Uni.createFrom().nothing();
+            }
+        };
+        new RedisBackend(capturing, scripts, false)
+                .decide(new Policy[] { policy }, new String[] { MEMORY_KEY }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
+                        false)
+                .subscribe().with(ignored -> {
+                });
+        return new Captured(script[0], args[0]);
+    }
+
+    /** Our script through the real backend, for the memory measurement. */
+    private Operation oursOperation(Policy policy) {
+        Policy[] ps = { policy };
+        long[] costs = { 1 };
+        RateLimitBackend backend = limiter.backend();
+        return (k, done) -> backend.decide(ps, new String[] { MEMORY_KEY }, costs, RateLimitBackend.BACKEND_CLOCK, false)
+                .subscribe().with(r -> done.ok(), done::failed);
+    }
+
+    /**
+     * Runs {@link #CALLS} calls of one script, pipelined 50 at a time from one connection, after a pass
+     * that creates every key (steady state, not first use), and reads what one EVALSHA cost Redis.
+     */
+    private double usecPerCall(LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf) {
+        admin.call("FLUSHALL");
+        admin.callString("SCRIPT", "LOAD", script.body());
+        try (RespPipe pipe = new RespPipe(host, port)) {
+            run(pipe, script, keysOf, argsOf, keys);
+            admin.call("CONFIG", "RESETSTAT");
+            run(pipe, script, keysOf, argsOf, CALLS);
+        }
+        String stats = admin.callString("INFO", "commandstats");
+        for (String line : stats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:")) {
+                for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
+                    if (field.startsWith("usec_per_call=")) {
+                        return Double.parseDouble(field.substring("usec_per_call=".length()));
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("No cmdstat_evalsha in INFO commandstats:\n" + stats);
+    }
+
+    private void run(RespPipe pipe, LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf,
+            int calls) {
+        for (int i = 0; i < calls; i++) {
+            String[] k = keysOf.apply(i % keys);
+            String[] a = argsOf.apply(i);
+            String[] cmd = new String[3 + k.length + a.length];
+            cmd[0] = "EVALSHA";
+            cmd[1] = script.sha();
+            cmd[2] = Integer.toString(k.length);
+            System.arraycopy(k, 0, cmd, 3, k.length);
+            System.arraycopy(a, 0, cmd, 3 + k.length, a.length);
+            pipe.send(cmd);
+            if (i % 50 == 49) {
+                pipe.sync();
+            }
+        }
+        pipe.sync();
+    }
+
+    /** Bytes held for one identity after 1 and after 100 decisions, and the number of keys. */
+    private long[] memory(Operation op) {
+        admin.call("FLUSHALL");
+        long[] out = new long[3];
+        for (int i = 1; i <= 100; i++) {
+            java.util.concurrent.CompletableFuture<Throwable> f = new java.util.concurrent.CompletableFuture<>();
+            op.call(0, new Operation.Done() {
+                @Override
+                public void ok() {
+                    f.complete(null);
+                }
+
+                @Override
+                public void failed(Throwable failure) {
+                    f.complete(failure == null ? new IllegalStateException("fallback") : failure);
+                }
+            });
+            Throwable t = f.join();
+            if (t != null) {
+                throw new IllegalStateException("Decision failed", t);
+            }
+            if (i == 1 || i == 100) {
+                long bytes = 0;
+                @SuppressWarnings("unchecked")
+                List<Object> names = (List<Object>) admin.call("KEYS", "*");
+                for (Object name : names) {
+                    bytes += (Long) admin.call("MEMORY", "USAGE", (String) name, "SAMPLES", "0");
+                }
+                out[i == 1 ? 0 : 1] = bytes;
+                out[2] = names.size();
+            }
+        }
+        return out;
+    }
+
+    /** A simple script for the same algorithm, and how to call it. */
+    private static final class Anchor {
+        final String name;
+        final LuaScript script;
+        final BiFunction<String, Long, String[]> keys;
+        final java.util.function.Function<Long, String[]> args;
+
+        private Anchor(String name, String file, BiFunction<String, Long, String[]> keys,
+                java.util.function.Function<Long, String[]> args) {
+            this.name = name;
+            String body = resource("/anchors/" + file);
+            this.script = new LuaScript("anchor/" + name, body, sha1(body));
+            this.keys = keys;
+            this.args = args;
+        }
+
+        static Anchor forAlgorithm(Algorithm a) {
+            String limit = Integer.toString(LIMIT);
+            String windowMs = Long.toString(WINDOW_MS);
+            long interval = WINDOW_MS * 1000 / LIMIT;
+            switch (a) {
+                case FIXED_WINDOW:
+                    return new Anchor("GET/INCR/PEXPIRE", "fixed-window.lua",
+                            (k, nowMs) -> new String[] { k + ":" + nowMs / WINDOW_MS },
+                            nowMs -> new String[] { limit, windowMs });
+                case SLIDING_WINDOW_LOG:
+                    return new Anchor("sorted-set log", "sliding-window-log.lua", (k, nowMs) -> new String[] { k },
+                            nowMs -> new String[] { limit, Long.toString(WINDOW_MS * 1000) });
+                case SLIDING_WINDOW_COUNTER:
+                    return new Anchor("two-key counter", "sliding-window-counter.lua",
+                            (k, nowMs) -> new String[] { k + ":" + nowMs / WINDOW_MS, k + ":" + (nowMs / WINDOW_MS - 1) },
+                            nowMs -> new String[] { limit, windowMs, Long.toString(nowMs % WINDOW_MS) });
+                case GCRA:
+                    return new Anchor("one-key GCRA", "gcra.lua", (k, nowMs) -> new String[] { k },
+                            nowMs -> new String[] { Long.toString(interval), Long.toString(interval * LIMIT) });
+                default: // token bucket, and the leaky bucket (a meter: the same state, the same writes)
+                    return new Anchor("two-key token bucket (SCG)", "token-bucket.lua",
+                            (k, nowMs) -> new String[] { k + ":tokens", k + ":ts" },
+                            nowMs -> new String[] { Double.toString(LIMIT * 1000.0 / WINDOW_MS), limit, "", "1" });
+            }
+        }
+
+        Operation operation(LuaScriptExecutor executor, IntFunction<String> key) {
+            return (k, done) -> {
+                long nowMs = System.currentTimeMillis();
+                executor.execute(script, keys.apply(key.apply(k), nowMs), args.apply(nowMs)).subscribe()
+                        .with(r -> done.ok(), done::failed);
+            };
+        }
+    }
+
+    static String resource(String path) {
+        try (InputStream in = RedisCost.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing resource " + path);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String sha1(String body) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package dev.ratelimit.benchmark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Writes what a run measured: a Markdown summary with the targets checked, a CSV of every cell and
+ * SVG charts, all into {@code bench.output}.
+ */
+final class Report {
+
+    static final String MARKDOWN = "benchmark-results.md";
+    static final String CSV = "benchmark-results.csv";
+    static final String THROUGHPUT_SVG = "benchmark-throughput.svg";
+    static final String LATENCY_SVG = "benchmark-latency-p99.svg";
+    static final String COST_SVG = "benchmark-redis-cost.svg";
+    static final String HTTP_SVG = "benchmark-http.svg";
+
+    private final Settings settings;
+    private final Environment env;
+    private final List<RedisCost.Row> cost;
+    private final List<LimiterSuite.Row> cells;
+    private final List<HttpBench.Row> http;
+    private final String httpSkipped;
+
+    Report(Settings settings, Environment env, List<RedisCost.Row> cost, List<LimiterSuite.Row> cells,
+            List<HttpBench.Row> http, String httpSkipped) {
+        this.settings = settings;
+        this.env = env;
+        this.cost = cost;
+        this.cells = cells;
+        this.http = http;
+        this.httpSkipped = httpSkipped;
+    }
+
+    /** Writes every file; returns the Markdown. */
+    String write() throws IOException {
+        Path dir = settings.output();
+        Files.createDirectories(dir);
+        String md = markdown();
+        Files.writeString(dir.resolve(MARKDOWN), md);
+        if (!cells.isEmpty()) {
+            Files.writeString(dir.resolve(CSV), csv());
+            int c = maxConcurrency();
+            Files.writeString(dir.resolve(THROUGHPUT_SVG), chart(c, false));
+            Files.writeString(dir.resolve(LATENCY_SVG), chart(c, true));
+        }
+        if (!cost.isEmpty()) {
+            List<String> groups = new ArrayList<>();
+            double[][] values = new double[cost.size()][2];
+            for (int i = 0; i < cost.size(); i++) {
+                RedisCost.Row r = cost.get(i);
+                groups.add(r.algorithm());
+                values[i][0] = r.oursMicros();
+                values[i][1] = r.anchorMicros();
+            }
+            Files.writeString(dir.resolve(COST_SVG), SvgChart.bars("Redis CPU per script call",
+                    "INFO commandstats usec_per_call of EVALSHA, one script at a time; " + env.redis(), groups,
+                    List.of("ours", "simple anchor script"), values, "%.2f", "microseconds per call (lower is better)"));
+        }
+        if (!http.isEmpty()) {
+            List<String> groups = new ArrayList<>();
+            double[][] values = new double[http.size()][1];
+            for (int i = 0; i < http.size(); i++) {
+                HttpBench.Row r = http.get(i);
+                groups.add(r.endpoint() + " (" + r.keySet() + ")");
+                values[i][0] = r.requestsPerSecond();
+            }
+            Files.writeString(dir.resolve(HTTP_SVG), SvgChart.bars("HTTP requests per second (wrk, "
+                    + settings.httpConnections() + " connections)", env.cpu(), groups, List.of("requests/s"), values,
+                    "%,.0f", "requests per second (higher is better)"));
+        }
+        return md;
+    }
+
+    private String chart(int concurrency, boolean latency) {
+        List<String> contenders = contenders();
+        List<String> keySets = keySets();
+        double[][] values = new double[contenders.size()][keySets.size()];
+        for (int g = 0; g < contenders.size(); g++) {
+            for (int s = 0; s < keySets.size(); s++) {
+                Optional<LimiterSuite.Row> r = find(keySets.get(s), concurrency, contenders.get(g));
+                values[g][s] = r.map(x -> latency ? x.p99() / 1000 : x.decisionsPerSecond()).orElse(-1.0);
+            }
+        }
+        return latency
+                ? SvgChart.bars("p99 latency, " + concurrency + " concurrent callers", env.cpu() + ", " + env.redis(),
+                        contenders, keySets, values, "%,.1f", "milliseconds (lower is better)")
+                : SvgChart.bars("Rate-limit decisions per second, " + concurrency + " concurrent callers",
+                        env.cpu() + ", " + env.redis(), contenders, keySets, values, "%,.0f",
+                        "decisions per second (higher is better)");
+    }
+
+    private String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("# quarkus-ratelimit benchmark results\n\n");
+        md.append("| | |\n|---|---|\n");
+        md.append("| date | ").append(env.date()).append(" |\n");
+        md.append("| CPU | ").append(env.cpu()).append(" |\n");
+        md.append("| RAM | ").append(env.memory()).append(" |\n");
+        md.append("| OS | ").append(env.os()).append(" |\n");
+        md.append("| JDK | ").append(env.jdk()).append(" |\n");
+        md.append("| Redis | ").append(env.redis()).append(" |\n");
+        md.append("| Quarkus | ").append(env.quarkus()).append(" |\n");
+        md.append(String.format(Locale.ROOT, "| load | closed loop, asynchronous callers, %.1f s warm-up + %.1f s measured per cell |%n",
+                settings.warmupMillis() / 1000.0, settings.durationMillis() / 1000.0));
+        md.append("| command | `").append(commandLine()).append("` |\n\n");
+        if (!cells.isEmpty() || !cost.isEmpty() || !http.isEmpty()) {
+            md.append("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+            for (String[] t : targets()) {
+                md.append("| ").append(t[0]).append(" | ").append(t[1]).append(" | ").append(t[2]).append(" |\n");
+            }
+            md.append('\n');
+        }
+        if (!cells.isEmpty()) {
+            md.append("## Decisions per second and latency\n\n");
+            md.append("| key set | callers | contender | decisions/s | vs ceiling | p50 µs | p99 µs | p99.9 µs | failed |\n");
+            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+            for (LimiterSuite.Row r : cells) {
+                Optional<LimiterSuite.Row> ceiling = find(r.keySet(), r.concurrency(), LimiterSuite.CEILING);
+                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %s | %,.0f | %,.0f | %,.0f | %d |%n", r.keySet(),
+                        r.concurrency(), r.contender(), r.decisionsPerSecond(),
+                        ceiling.map(c -> pct(r.decisionsPerSecond() / c.decisionsPerSecond())).orElse(""), r.p50(),
+                        r.p99(), r.p999(), r.failures()));
+            }
+            md.append('\n');
+        }
+        if (!cost.isEmpty()) {
+            md.append("## Redis-side cost per decision\n\n");
+            md.append("`usec_per_call` of `EVALSHA` (INFO commandstats) with only that script running, ")
+                    .append(String.format(Locale.ROOT, "%,d keys", settings.keys()))
+                    .append(", one caller, a policy of ").append(RedisCost.LIMIT).append(" per minute; `MEMORY USAGE` summed over the keys one identity leaves (key `")
+                    .append(RedisCost.MEMORY_KEY).append("`).\n\n");
+            md.append("| algorithm | ours µs/call | anchor script | anchor µs/call | ours bytes (1 decision) | anchor bytes (1) "
+                    + "| ours bytes (100 decisions) | anchor bytes (100) |\n");
+            md.append("|---|---:|---|---:|---:|---:|---:|---:|\n");
+            for (RedisCost.Row r : cost) {
+                md.append(String.format(Locale.ROOT, "| %s | %.2f | %s | %.2f | %d | %d | %d | %d |%n", r.algorithm(),
+                        r.oursMicros(), r.anchor(), r.anchorMicros(), r.oursBytes1(), r.anchorBytes1(), r.oursBytes100(),
+                        r.anchorBytes100()));
+            }
+            md.append('\n');
+        }
+        if (!http.isEmpty() || httpSkipped != null) {
+            md.append("## HTTP\n\n");
+            if (httpSkipped != null) {
+                md.append("Skipped: ").append(httpSkipped).append("\n\n");
+            } else {
+                md.append(String.format(Locale.ROOT,
+                        "`wrk -t2 -c%d --latency` against one non-blocking JAX-RS method with and without `@RateLimit` "
+                                + "(token bucket, per client address or per `X-Client` header).%n%n",
+                        settings.httpConnections()));
+                md.append("| endpoint | clients | @RateLimit | requests/s | vs unlimited | p50 µs | p90 µs | p99 µs | non-2xx | socket errors |\n");
+                md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (HttpBench.Row r : http) {
+                    Optional<HttpBench.Row> base = http.stream()
+                            .filter(b -> !b.limited() && b.keySet().equals(r.keySet())).findFirst();
+                    md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %d |%n",
+                            r.endpoint(), r.keySet(), r.limited() ? "yes" : "no", r.requestsPerSecond(),
+                            base.map(b -> pct(r.requestsPerSecond() / b.requestsPerSecond())).orElse(""), r.p50Micros(),
+                            r.p90Micros(), r.p99Micros(), r.non2xx(), r.errors()));
+                }
+                md.append('\n');
+            }
+        }
+        return md.toString();
+    }
+
+    private List<String[]> targets() {
+        List<String[]> out = new ArrayList<>();
+        int c = cells.isEmpty() ? 0 : maxConcurrency();
+        for (String keySet : keySets()) {
+            Optional<LimiterSuite.Row> ceiling = find(keySet, c, LimiterSuite.CEILING);
+            if (ceiling.isEmpty()) {
+                continue;
+            }
+            double worst = Double.MAX_VALUE, worstP99 = 0;
+            String worstName = "", worstP99Name = "";
+            for (LimiterSuite.Row r : ours(keySet, c)) {
+                double ratio = r.decisionsPerSecond() / ceiling.get().decisionsPerSecond();
+                if (ratio < worst) {
+                    worst = ratio;
+                    worstName = r.contender();
+                }
+                double p = r.p99() / ceiling.get().p99();
+                if (p > worstP99) {
+                    worstP99 = p;
+                    worstP99Name = r.contender();
+                }
+            }
+            out.add(new String[] { "RateLimiter, " + c + " callers, " + keySet + ": ≥ 90% of the EVALSHA ceiling",
+                    "lowest " + pct(worst) + " (" + worstName + ")", mark(worst >= 0.9) });
+            out.add(new String[] { "RateLimiter, " + c + " callers, " + keySet + ": p99 ≤ 1.5× the ceiling's",
+                    String.format(Locale.ROOT, "highest %.2f× (%s)", worstP99, worstP99Name), mark(worstP99 <= 1.5) });
+        }
+        if (!keySets().isEmpty()) {
+            String hot = keySets().get(0);
+            for (String[] peer : new String[][] { { LimiterSuite.REDISSON, "2" }, { LimiterSuite.BUCKET4J, "20" } }) {
+                Optional<LimiterSuite.Row> p = find(hot, c, peer[0]);
+                if (p.isPresent()) {
+                    double worst = ours(hot, c).stream().mapToDouble(LimiterSuite.Row::decisionsPerSecond).min().orElse(0)
+                            / p.get().decisionsPerSecond();
+                    out.add(new String[] { "≥ " + peer[1] + "× " + peer[0] + ", " + hot + ", " + c + " callers",
+                            String.format(Locale.ROOT, "slowest algorithm %.1f×", worst), mark(worst >= Double.parseDouble(peer[1])) });
+                }
+            }
+            List<String> below = new ArrayList<>();
+            for (LimiterSuite.Row r : cells) {
+                if (r.contender().startsWith(LimiterSuite.OURS)) {
+                    for (String peer : List.of(LimiterSuite.REDISSON, LimiterSuite.BUCKET4J)) {
+                        find(r.keySet(), r.concurrency(), peer).filter(p -> p.decisionsPerSecond() > r.decisionsPerSecond())
+                                .ifPresent(p -> below.add(r.contender() + " < " + peer + " (" + r.keySet() + ", "
+                                        + r.concurrency() + ")"));
+                    }
+                }
+            }
+            out.add(new String[] { "never below either peer in any cell",
+                    below.isEmpty() ? "no cell below" : String.join("; ", below), mark(below.isEmpty()) });
+        }
+        if (!cost.isEmpty()) {
+            List<String> dearer = new ArrayList<>();
+            for (RedisCost.Row r : cost) {
+                if (r.oursMicros() > r.anchorMicros()) {
+                    dearer.add(String.format(Locale.ROOT, "%s %.2f > %.2f µs", r.algorithm(), r.oursMicros(), r.anchorMicros()));
+                }
+            }
+            out.add(new String[] { "each script costs Redis ≤ its anchor per call",
+                    dearer.isEmpty() ? "all within" : String.join("; ", dearer), mark(dearer.isEmpty()) });
+            Map<String, Long> bytes = new LinkedHashMap<>();
+            cost.stream().filter(r -> r.algorithm().equals("token-bucket") || r.algorithm().equals("gcra"))
+                    .forEach(r -> bytes.put(r.algorithm(), r.oursBytes1()));
+            out.add(new String[] { "token bucket and GCRA ≤ ~80 bytes per key", bytes.toString(),
+                    mark(bytes.values().stream().allMatch(b -> b <= 80)) });
+        }
+        for (HttpBench.Row r : http) {
+            if (r.limited()) {
+                http.stream().filter(b -> !b.limited() && b.keySet().equals(r.keySet())).findFirst().ifPresent(b -> {
+                    double ratio = r.requestsPerSecond() / b.requestsPerSecond();
+                    out.add(new String[] { "HTTP with @RateLimit ≥ 75% of unlimited (" + r.keySet() + ")", pct(ratio),
+                            mark(ratio >= 0.75) });
+                });
+            }
+        }
+        return out;
+    }
+
+    private List<LimiterSuite.Row> ours(String keySet, int concurrency) {
+        return cells.stream().filter(r -> r.keySet().equals(keySet) && r.concurrency() == concurrency
+                && r.contender().startsWith(LimiterSuite.OURS)).toList();
+    }
+
+    private Optional<LimiterSuite.Row> find(String keySet, int concurrency, String contender) {
+        return cells.stream().filter(r -> r.keySet().equals(keySet) && r.concurrency() == concurrency
+                && r.contender().equals(contender)).findFirst();
+    }
+
+    private List<String> keySets() {
+        return cells.stream().map(LimiterSuite.Row::keySet).distinct().toList();
+    }
+
+    private List<String> contenders() {
+        return cells.stream().map(LimiterSuite.Row::contender).distinct().toList();
+    }
+
+    private int maxConcurrency() {
+        return cells.stream().mapToInt(LimiterSuite.Row::concurrency).max().orElse(0);
+    }
+
+    private String csv() {
+        StringBuilder out = new StringBuilder("key_set,callers,contender,decisions_per_s,p50_us,p99_us,p999_us,failed\n");
+        for (LimiterSuite.Row r : cells) {
+            out.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.0f,%.0f,%.0f,%d%n", r.keySet().replace(",", ""),
+                    r.concurrency(), r.contender(), r.decisionsPerSecond(), r.p50(), r.p99(), r.p999(), r.failures()));
+        }
+        return out.toString();
+    }
+
+    private static String commandLine() {
+        return ProcessHandle.current().info().commandLine().orElse("java -jar quarkus-run.jar")
+                .replace(System.getProperty("user.dir") + "/", "");
+    }
+
+    private static String pct(double ratio) {
+        return String.format(Locale.ROOT, "%.0f%%", ratio * 100);
+    }
+
+    private static String mark(boolean met) {
+        return met ? "yes" : "**no**";
+    }
+}

@@ -1,0 +1,81 @@
+package dev.ratelimit.benchmark;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What one run measures, from system properties ({@code -Dbench.*}), with the defaults of the
+ * documented command.
+ *
+ * @param warmupMillis warm-up of every cell, not measured ({@code bench.warmup}, e.g. {@code 3s})
+ * @param durationMillis measured time of every cell ({@code bench.duration})
+ * @param concurrency concurrent callers to measure ({@code bench.concurrency}, e.g. {@code 1,8,64})
+ * @param keys size of the spread key set; the other key set is one hot key ({@code bench.keys})
+ * @param suites which parts to run: {@code redis-cost}, {@code limiter}, {@code http} ({@code bench.suites})
+ * @param contenders which rows of the limiter suite to run ({@code bench.contenders}; all by default)
+ * @param httpConnections wrk connections ({@code bench.http.connections})
+ * @param output where the results, the Markdown table and the charts go ({@code bench.output})
+ * @param redisUrl an external Redis to use instead of starting the embedded one ({@code bench.redis.url})
+ */
+record Settings(long warmupMillis, long durationMillis, List<Integer> concurrency, int keys, Set<String> suites,
+        Set<String> contenders, int httpConnections, Path output, String redisUrl) {
+
+    static Settings fromSystemProperties() {
+        return new Settings(
+                millis(System.getProperty("bench.warmup", "3s")),
+                millis(System.getProperty("bench.duration", "10s")),
+                Arrays.stream(System.getProperty("bench.concurrency", "1,8,64").split(",")).map(String::trim)
+                        .map(Integer::valueOf).toList(),
+                Integer.parseInt(System.getProperty("bench.keys", "10000")),
+                set(System.getProperty("bench.suites", "redis-cost,limiter,http")),
+                set(System.getProperty("bench.contenders", "")),
+                Integer.parseInt(System.getProperty("bench.http.connections", "64")),
+                Paths.get(System.getProperty("bench.output", "target/benchmark")).toAbsolutePath().normalize(),
+                System.getProperty("bench.redis.url", ""));
+    }
+
+    boolean runs(String suite) {
+        return suites.contains(suite);
+    }
+
+    /**
+     * Whether a limiter-suite row runs: all do unless {@code bench.contenders} names some (by prefix);
+     * {@code experiment:} rows only when named.
+     */
+    boolean measures(String contender) {
+        if (contenders.isEmpty()) {
+            return !contender.startsWith("experiment:");
+        }
+        return contenders.stream().anyMatch(contender::startsWith);
+    }
+
+    /** {@code 250ms}, {@code 10s}, {@code 2m}, or plain milliseconds. */
+    static long millis(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.endsWith("ms")) {
+            return Long.parseLong(t.substring(0, t.length() - 2));
+        }
+        if (t.endsWith("s")) {
+            return Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000);
+        }
+        if (t.endsWith("m")) {
+            return Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 60_000);
+        }
+        return Long.parseLong(t);
+    }
+
+    private static Set<String> set(String csv) {
+        Set<String> out = new TreeSet<>();
+        for (String s : csv.split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.trim());
+            }
+        }
+        return out;
+    }
+}
