@@ -37,7 +37,15 @@ public class RateLimitInterceptor {
 
     private final HttpLimits http;
     private final CurrentVertxRequest currentRequest;
-    private final Map<Method, String> methodKeys = new ConcurrentHashMap<>();
+    /** Per intercepted method: its key and specs, resolved once rather than on every call. */
+    private final Map<Method, Target> targets = new ConcurrentHashMap<>();
+
+    private record Target(String key, RateLimitSpec[] specs) {
+        static Target of(Method m) {
+            String key = RateLimitedMethods.methodKey(m);
+            return new Target(key, RateLimitedMethods.get(key));
+        }
+    }
 
     RateLimitInterceptor(HttpLimits http, CurrentVertxRequest currentRequest) {
         this.http = http;
@@ -47,8 +55,9 @@ public class RateLimitInterceptor {
     @AroundInvoke
     Object limit(InvocationContext ctx) throws Exception {
         Method method = ctx.getMethod();
-        String key = methodKeys.computeIfAbsent(method, RateLimitedMethods::methodKey);
-        RateLimitSpec[] specs = RateLimitedMethods.get(key);
+        Target target = targets.computeIfAbsent(method, Target::of);
+        String key = target.key();
+        RateLimitSpec[] specs = target.specs();
         if (specs.length == 0) {
             return ctx.proceed();
         }

@@ -1,7 +1,6 @@
 package dev.ratelimit.runtime;
 
 import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RateLimitedMethods {
 
-    private static final Map<String, List<RateLimitSpec>> METHODS = new ConcurrentHashMap<>();
+    /** Arrays, not lists: read on every limited call, and handing out a copy each time would allocate. */
+    private static final Map<String, RateLimitSpec[]> METHODS = new ConcurrentHashMap<>();
     private static final RateLimitSpec[] NONE = new RateLimitSpec[0];
 
     private RateLimitedMethods() {
@@ -24,18 +24,26 @@ public final class RateLimitedMethods {
     }
 
     static void add(String methodKey, RateLimitSpec spec) {
-        METHODS.computeIfAbsent(methodKey, k -> new ArrayList<>()).add(spec);
+        // only at static init, so copying on append costs nothing that matters
+        METHODS.merge(methodKey, new RateLimitSpec[] { spec }, (old, one) -> {
+            RateLimitSpec[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = one[0];
+            return grown;
+        });
     }
 
     /** Every limited method (by {@link #methodKey}) and its specs, for the start-up checks. */
     public static Map<String, List<RateLimitSpec>> all() {
-        return Map.copyOf(METHODS);
+        Map<String, List<RateLimitSpec>> all = new java.util.HashMap<>();
+        METHODS.forEach((k, v) -> all.put(k, List.of(v)));
+        return all;
     }
 
     /** The specs of a method identified by {@link #methodKey}, empty when it is not limited. */
     public static RateLimitSpec[] get(String methodKey) {
-        List<RateLimitSpec> specs = METHODS.get(methodKey);
-        return specs == null ? NONE : specs.toArray(NONE);
+        RateLimitSpec[] specs = METHODS.get(methodKey);
+        // callers only read the array
+        return specs == null ? NONE : specs;
     }
 
     /** {@code class#name(param,types)}, with {@link Class#getName()} spelling of every type. */
