@@ -21,16 +21,19 @@ import dev.ratelimit.runtime.LuaScriptRegistry;
 /**
  * Composes the script sources into the scripts Redis runs, and checks them.
  * <p>
- * Each algorithm lives in its own file; a script is the prelude, one or all algorithm files, and
- * the decide loop. {@code decide} carries every algorithm (for requests mixing them);
- * {@code decide/<algorithm>} carries one, so the common single-algorithm call defines only what it
- * uses.
+ * Each algorithm lives in its own file; a script is the prelude, one or all algorithm files, the
+ * decide function, and an entry: {@code entry.lua} decides one call, {@code batch.lua} several.
+ * {@code decide} carries every algorithm (for requests mixing them); {@code decide/<algorithm>}
+ * carries one, so the common single-algorithm call defines only what it uses;
+ * {@code decide-batch} carries every algorithm and decides a batch of calls.
  */
 final class LuaScripts {
 
     static final String DIR = "dev/ratelimit/lua/";
     static final String PRELUDE = DIR + "prelude.lua";
     static final String DECIDE = DIR + "decide.lua";
+    static final String ENTRY = DIR + "entry.lua";
+    static final String BATCH = DIR + "batch.lua";
 
     private LuaScripts() {
     }
@@ -43,6 +46,8 @@ final class LuaScripts {
             paths.add(algorithmPath(a));
         }
         paths.add(DECIDE);
+        paths.add(ENTRY);
+        paths.add(BATCH);
         return paths;
     }
 
@@ -81,14 +86,18 @@ final class LuaScripts {
     /** The scripts to record: name to body. Sources must have passed {@link #check}. */
     static Map<String, String> compose(Map<String, String> sources) {
         Map<String, String> scripts = new TreeMap<>();
-        StringBuilder all = new StringBuilder(sources.get(PRELUDE));
+        String prelude = sources.get(PRELUDE);
+        String decide = sources.get(DECIDE);
+        String entry = sources.get(ENTRY);
+        StringBuilder all = new StringBuilder(prelude);
         for (Algorithm a : Algorithm.values()) {
             String alg = sources.get(algorithmPath(a));
             all.append('\n').append(alg);
-            scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(),
-                    sources.get(PRELUDE) + '\n' + alg + '\n' + sources.get(DECIDE));
+            scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(), String.join("\n", prelude, alg, decide, entry));
         }
-        scripts.put(LuaScriptRegistry.DECIDE, all.append('\n').append(sources.get(DECIDE)).toString());
+        all.append('\n').append(decide).append('\n');
+        scripts.put(LuaScriptRegistry.DECIDE, all + entry);
+        scripts.put(LuaScriptRegistry.BATCH, all + sources.get(BATCH));
         // extra sources (not part of the extension's layout) become scripts of their own
         for (Map.Entry<String, String> e : sources.entrySet()) {
             if (!sourcePaths().contains(e.getKey())) {

@@ -1,7 +1,11 @@
 package dev.ratelimit.runtime;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
@@ -16,6 +20,7 @@ import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
@@ -48,6 +53,16 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  * connection would otherwise time out every call sent on it until TCP gives up, many minutes later). With a cluster client each connection is a cluster connection: it keeps
  * a link to every primary and routes by slot, following {@code MOVED}/{@code ASK}; when a node goes
  * away it is replaced with a fresh view of the slots.
+ * <h2>Batches</h2>
+ * A call made with a batch script ({@link #execute(LuaScript, LuaScript, String[], String[], Function)})
+ * is sent alone when its connection has nothing in flight, so an idle application waits for nothing.
+ * When calls are already waiting for Redis, it joins the calls made on the same event loop in the
+ * same turn (the replies of one read from Redis release many callers, and each makes its next call)
+ * and they go as one run of the batch script, up to {@code maxBatch} calls per run: Redis parses one
+ * command, runs one script, and writes one reply for all of them. This is what keeps Redis, whose
+ * one thread is the bound under load, from spending most of its time on per-command work. Callers
+ * on other threads (workers, blocking code) are sent alone, as are all calls on a cluster (a batch
+ * would span slots).
  */
 public class LuaScriptExecutor {
 
@@ -69,19 +84,34 @@ public class LuaScriptExecutor {
 
     private final io.vertx.mutiny.redis.client.Redis redis;
     private final Redis client;
+    /** Most calls in one run of a batch script; 1 turns batching off. */
+    private final int maxBatch;
     private final Channel[] channels = new Channel[MAX_CONNECTIONS];
     private int created;
     /** Event-loop threads keep the channel they were given. */
     private final ThreadLocal<Channel> affinity = new ThreadLocal<>();
 
+    /** An executor that sends every call alone. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
+        this(redis, 1);
+    }
+
+    /**
+     * An executor that gathers calls made with a batch script into runs of at most {@code maxBatch}
+     * calls (1: never).
+     */
+    public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis, int maxBatch) {
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
+        }
         this.redis = redis;
         this.client = redis.getDelegate();
+        this.maxBatch = maxBatch;
     }
 
     /** Runs {@code script} with these keys and arguments. */
     public Uni<Response> execute(LuaScript script, String[] keys, String[] args) {
-        return new ScriptCall<>(this, script, keys, args == null ? NONE : args, Function.identity());
+        return new ScriptCall<>(this, script, null, keys, args == null ? NONE : args, Function.identity());
     }
 
     /**
@@ -90,7 +120,18 @@ public class LuaScriptExecutor {
      * {@code convert} must not fail for the replies the script gives.
      */
     public <T> Uni<T> execute(LuaScript script, String[] keys, String[] args, Function<Response, T> convert) {
-        return new ScriptCall<>(this, script, keys, args == null ? NONE : args, convert);
+        return new ScriptCall<>(this, script, null, keys, args == null ? NONE : args, convert);
+    }
+
+    /**
+     * Runs {@code script}, or, when Redis is busy, this call among others in one run of {@code batch}
+     * (see the class comment). {@code batch} takes the number of calls, then per call its number of
+     * keys and its arguments, with every call's keys in the same order, and replies an array of the
+     * replies {@code script} would have given; {@code convert} gets this call's.
+     */
+    public <T> Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
+            Function<Response, T> convert) {
+        return new ScriptCall<>(this, script, maxBatch > 1 ? batch : null, keys, args == null ? NONE : args, convert);
     }
 
     /**
@@ -174,6 +215,9 @@ public class LuaScriptExecutor {
         private final AtomicInteger pending = new AtomicInteger();
         /** The last sign of life: a reply, or the first call sent to an idle channel. */
         private volatile long progressNanos = System.nanoTime();
+        /** Calls waiting for the end of their event-loop turn, to go as one batch. */
+        private final ConcurrentLinkedQueue<Pending<?>> gathered = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean flushScheduled = new AtomicBoolean();
 
         Channel(LuaScriptExecutor owner, int index) {
             this.owner = owner;
@@ -196,6 +240,59 @@ public class LuaScriptExecutor {
                     handler.handle(Future.failedFuture(ar.cause()));
                 }
             });
+        }
+
+        /**
+         * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
+         * with the others of this event-loop turn.
+         */
+        void submit(Pending<?> p) {
+            if (pending.get() == 0 && !flushScheduled.get()) {
+                sendAlone(p);
+                return;
+            }
+            Context context = Vertx.currentContext();
+            if (context == null || !Context.isOnEventLoopThread()) {
+                sendAlone(p);
+                return;
+            }
+            gathered.add(p);
+            if (flushScheduled.compareAndSet(false, true)) {
+                context.runOnContext(v -> flush());
+            }
+        }
+
+        private void sendAlone(Pending<?> p) {
+            ScriptCall<?> call = p.call;
+            send(request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
+        }
+
+        /** Sends what was gathered: runs of at most {@code maxBatch} calls, a lone call as itself. */
+        private void flush() {
+            flushScheduled.set(false); // a call gathered from now on schedules another flush
+            int max = owner.maxBatch;
+            List<Pending<?>> run = new ArrayList<>(Math.min(max, 64));
+            Pending<?> p;
+            while ((p = gathered.poll()) != null) {
+                if (p.done != 0) {
+                    continue; // its caller gave up while it waited
+                }
+                run.add(p);
+                if (run.size() == max) {
+                    sendBatch(run);
+                    run = new ArrayList<>(Math.min(max, 64));
+                }
+            }
+            if (run.size() == 1) {
+                sendAlone(run.get(0));
+            } else if (!run.isEmpty()) {
+                sendBatch(run);
+            }
+        }
+
+        private void sendBatch(List<Pending<?>> run) {
+            Batch b = new Batch(this, run.toArray(new Pending<?>[0]));
+            send(b.request(Command.EVALSHA, b.script.sha()), b);
         }
 
         /** Every send gets exactly one call of its handler: a reply, an error, or the connection's loss. */
@@ -270,13 +367,17 @@ public class LuaScriptExecutor {
     private static final class ScriptCall<T> extends AbstractUni<T> {
         private final LuaScriptExecutor executor;
         private final LuaScript script;
+        /** The batch script, or null: always sent alone. */
+        private final LuaScript batch;
         private final String[] keys;
         private final String[] args;
         private final Function<Response, T> convert;
 
-        ScriptCall(LuaScriptExecutor executor, LuaScript script, String[] keys, String[] args, Function<Response, T> convert) {
+        ScriptCall(LuaScriptExecutor executor, LuaScript script, LuaScript batch, String[] keys, String[] args,
+                Function<Response, T> convert) {
             this.executor = executor;
             this.script = script;
+            this.batch = batch;
             this.keys = keys;
             this.args = args;
             this.convert = convert;
@@ -287,7 +388,11 @@ public class LuaScriptExecutor {
             Channel ch = executor.channel();
             Pending<T> p = new Pending<>(ch, this, subscriber);
             subscriber.onSubscribe(p);
-            ch.send(request(Command.EVALSHA, script.sha(), keys, args), p);
+            if (batch != null) {
+                ch.submit(p);
+            } else {
+                ch.send(request(Command.EVALSHA, script.sha(), keys, args), p);
+            }
         }
     }
 
@@ -313,16 +418,7 @@ public class LuaScriptExecutor {
         public void handle(AsyncResult<Response> ar) {
             channel.answered(ar.succeeded() || !isConnectionLost(ar.cause()));
             if (ar.succeeded()) {
-                if (DONE.compareAndSet(this, 0, 1)) {
-                    T item;
-                    try {
-                        item = call.convert.apply(ar.result());
-                    } catch (RuntimeException e) {
-                        subscriber.onFailure(e);
-                        return;
-                    }
-                    subscriber.onItem(item);
-                }
+                succeed(ar.result());
                 return;
             }
             Throwable failure = ar.cause();
@@ -333,6 +429,23 @@ public class LuaScriptExecutor {
                 return;
             }
             channel.check(failure);
+            fail(failure);
+        }
+
+        void succeed(Response reply) {
+            if (DONE.compareAndSet(this, 0, 1)) {
+                T item;
+                try {
+                    item = call.convert.apply(reply);
+                } catch (RuntimeException e) {
+                    subscriber.onFailure(e);
+                    return;
+                }
+                subscriber.onItem(item);
+            }
+        }
+
+        void fail(Throwable failure) {
             if (DONE.compareAndSet(this, 0, 1)) {
                 subscriber.onFailure(failure);
             }
@@ -343,6 +456,64 @@ public class LuaScriptExecutor {
             // the caller gave up (its timeout): the reply, if it ever comes, is dropped
             if (DONE.compareAndSet(this, 0, 1)) {
                 channel.check(null);
+            }
+        }
+    }
+
+    /** Calls sent as one run of their batch script, and the handler of its reply. */
+    private static final class Batch implements Handler<AsyncResult<Response>> {
+        private final Channel channel;
+        private final Pending<?>[] calls;
+        private final LuaScript script;
+        private boolean evalSent;
+
+        Batch(Channel channel, Pending<?>[] calls) {
+            this.channel = channel;
+            this.calls = calls;
+            this.script = calls[0].call.batch;
+        }
+
+        Request request(Command command, String scriptOrSha) {
+            int keyCount = 0;
+            for (Pending<?> p : calls) {
+                keyCount += p.call.keys.length;
+            }
+            Request r = Request.cmd(command).arg(scriptOrSha).arg(keyCount);
+            for (Pending<?> p : calls) {
+                for (String k : p.call.keys) {
+                    r.arg(k);
+                }
+            }
+            r.arg(calls.length);
+            for (Pending<?> p : calls) {
+                r.arg(p.call.keys.length);
+                for (String a : p.call.args) {
+                    r.arg(a);
+                }
+            }
+            return r;
+        }
+
+        @Override
+        public void handle(AsyncResult<Response> ar) {
+            channel.answered(ar.succeeded() || !isConnectionLost(ar.cause()));
+            if (ar.succeeded()) {
+                Response replies = ar.result();
+                for (int i = 0; i < calls.length; i++) {
+                    calls[i].succeed(replies.get(i));
+                }
+                return;
+            }
+            Throwable failure = ar.cause();
+            if (!evalSent && isNoScript(failure)) {
+                evalSent = true;
+                LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", script.name(), script.sha());
+                channel.send(request(Command.EVAL, script.body()), this);
+                return;
+            }
+            channel.check(failure);
+            for (Pending<?> p : calls) {
+                p.fail(failure);
             }
         }
     }

@@ -12,6 +12,9 @@ public final class LuaScriptRegistry {
     /** The script deciding any mix of algorithms. */
     public static final String DECIDE = "decide";
 
+    /** The script deciding a batch of independent calls (any mix of algorithms) in one run. */
+    public static final String BATCH = "decide-batch";
+
     private final Map<String, LuaScript> scripts;
 
     public LuaScriptRegistry(Map<String, LuaScript> scripts) {

@@ -16,6 +16,7 @@ import dev.ratelimit.RateLimiter;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.mutiny.redis.client.Redis;
 
 /**
@@ -45,8 +46,14 @@ public class RateLimitProducer {
             Redis redis = clientName.isPresent()
                     ? clients.select(Redis.class, RedisClientName.Literal.of(clientName.get())).get()
                     : clients.select(Redis.class).get();
-            LuaScriptExecutor executor = new LuaScriptExecutor(redis);
-            backend = new RedisBackend(executor, scripts, isCluster(clientName));
+            int maxBatch = config.redis().maxBatch();
+            if (maxBatch < 1) {
+                throw new ConfigurationException("quarkus.ratelimit.redis.max-batch is " + maxBatch
+                        + ": set it to 1 or more (1 sends every decision alone)");
+            }
+            boolean cluster = isCluster(clientName);
+            LuaScriptExecutor executor = new LuaScriptExecutor(redis, cluster ? 1 : maxBatch);
+            backend = new RedisBackend(executor, scripts, cluster);
             if (config.redis().preloadScripts()) {
                 executor.preload(scripts.all()).subscribe().with(
                         ok -> LOG.debug("Rate-limit scripts loaded into Redis"),

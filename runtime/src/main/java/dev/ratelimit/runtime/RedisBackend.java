@@ -19,6 +19,10 @@ import io.vertx.redis.client.Response;
  * different identities (say one per user and one global) are first checked without charging, then
  * charged group by group: no policy ever admits more than its limit, but if a concurrent request
  * takes the last unit in between, the groups charged before the denying one stay charged.
+ * <p>
+ * On a standalone or sentinel Redis, calls that arrive while Redis is busy are decided several per
+ * script run (the {@code decide-batch} script, see {@link LuaScriptExecutor}); each is still decided
+ * all-or-nothing, exactly as alone.
  */
 public class RedisBackend implements RateLimitBackend {
 
@@ -26,6 +30,8 @@ public class RedisBackend implements RateLimitBackend {
     private final boolean cluster;
     private final Map<Algorithm, LuaScript> byAlgorithm = new EnumMap<>(Algorithm.class);
     private final LuaScript mixed;
+    /** The batch script; null on a cluster, where a batch would span slots. */
+    private final LuaScript batch;
     private final Map<String, Encoded> encodedPolicies = new ConcurrentHashMap<>();
 
     public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
@@ -36,6 +42,7 @@ public class RedisBackend implements RateLimitBackend {
             byAlgorithm.put(a, scripts.forAlgorithm(a));
         }
         this.mixed = scripts.get(LuaScriptRegistry.DECIDE);
+        this.batch = cluster ? null : scripts.get(LuaScriptRegistry.BATCH);
     }
 
     @Override
@@ -80,7 +87,8 @@ public class RedisBackend implements RateLimitBackend {
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return executor.execute(script, keys, args, RedisBackend::toLongs);
+        return batch == null ? executor.execute(script, keys, args, RedisBackend::toLongs)
+                : executor.execute(script, batch, keys, args, RedisBackend::toLongs);
     }
 
     /** Small costs as strings, so the common cost of 1 formats nothing. */

@@ -1,65 +1,72 @@
--- Decides every policy of one request in one atomic call: all are checked first, and only if
--- every enforced one admits are they charged (a denied request consumes nothing anywhere). A
--- shadow policy is charged when it would admit, and never blocks the others.
+-- Decides every policy of one call in one atomic step: all are checked first, and only if every
+-- enforced one admits are they charged (a denied request consumes nothing anywhere). A shadow
+-- policy is charged when it would admit, and never blocks the others.
+-- The call's n keys are KEYS[k + 1 .. k + n]; its arguments start after ARGV[a]: time, mode, then
+-- six per policy (see the prelude).
 -- Reply: { all admitted (1/0), then per policy: admitted (1/0), remaining, retry-after ms,
 --          reset ms }; retry-after is -1 when the cost can never be admitted.
-local n = #KEYS
-if n == 1 then
-  -- One policy, the common case, without the bookkeeping below: it is charged exactly when it
-  -- admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
-  local algorithm = A[ARGV[3]]
-  if not algorithm then
-    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[3]))
+local function decide(k, n, a)
+  set_clock(ARGV[a + 1])
+  local mode = ARGV[a + 2]
+  local dry = mode ~= '0'
+  local as_is = mode == '2'
+  if n == 1 then
+    -- One policy, the common case, without the bookkeeping below: it is charged exactly when it
+    -- admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
+    local algorithm = A[ARGV[a + 3]]
+    if not algorithm then
+      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[a + 3]))
+    end
+    local cost = tonumber(ARGV[a + 7])
+    local ok, avail, retry, reset, reset_now = algorithm(KEYS[k + 1], tonumber(ARGV[a + 4]),
+      tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), cost, not dry)
+    local ok_all = ok
+    if ARGV[a + 8] == '1' then ok_all = 1 end
+    if ok == 1 and not as_is then
+      avail = avail - cost
+    else
+      reset = reset_now
+    end
+    if retry > 0 then retry = ms(retry) end
+    if reset > 0 then reset = ms(reset) else reset = 0 end
+    return { ok_all, ok, avail, retry, reset }
   end
-  local cost = tonumber(ARGV[7])
-  local ok, avail, retry, reset, reset_now = algorithm(KEYS[1], tonumber(ARGV[4]), tonumber(ARGV[5]),
-    tonumber(ARGV[6]), cost, not dry)
-  local ok_all = ok
-  if ARGV[8] == '1' then ok_all = 1 end
-  if ok == 1 and not as_is then
-    avail = avail - cost
-  else
-    reset = reset_now
+  local ok_all = 1
+  local res = { 0 }
+  local commits = {}
+  local costs = {}
+  local reset_uncharged = {}
+  for i = 1, n do
+    local b = a + 2 + (i - 1) * 6
+    local algorithm = A[ARGV[b + 1]]
+    if not algorithm then
+      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[b + 1]))
+    end
+    local cost = tonumber(ARGV[b + 5])
+    local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[k + i], tonumber(ARGV[b + 2]),
+      tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), cost, false)
+    if ok == 0 and ARGV[b + 6] ~= '1' then ok_all = 0 end
+    commits[i] = commit
+    costs[i] = cost
+    reset_uncharged[i] = reset_now
+    local o = 1 + (i - 1) * 4
+    res[o + 1] = ok
+    res[o + 2] = avail
+    res[o + 3] = retry
+    res[o + 4] = reset
   end
-  if retry > 0 then retry = ms(retry) end
-  if reset > 0 then reset = ms(reset) else reset = 0 end
-  return { ok_all, ok, avail, retry, reset }
+  res[1] = ok_all
+  for i = 1, n do
+    local o = 1 + (i - 1) * 4
+    if ok_all == 1 and res[o + 1] == 1 and not as_is then
+      if not dry then commits[i]() end
+      res[o + 2] = res[o + 2] - costs[i]
+    else
+      -- not charged: report the state as it stands
+      res[o + 4] = reset_uncharged[i]
+    end
+    if res[o + 3] > 0 then res[o + 3] = ms(res[o + 3]) end
+    if res[o + 4] > 0 then res[o + 4] = ms(res[o + 4]) else res[o + 4] = 0 end
+  end
+  return res
 end
-local ok_all = 1
-local res = { 0 }
-local commits = {}
-local costs = {}
-local reset_uncharged = {}
-for i = 1, n do
-  local b = 2 + (i - 1) * 6
-  local algorithm = A[ARGV[b + 1]]
-  if not algorithm then
-    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[b + 1]))
-  end
-  local cost = tonumber(ARGV[b + 5])
-  local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[i], tonumber(ARGV[b + 2]),
-    tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), cost, false)
-  if ok == 0 and ARGV[b + 6] ~= '1' then ok_all = 0 end
-  commits[i] = commit
-  costs[i] = cost
-  reset_uncharged[i] = reset_now
-  local o = 1 + (i - 1) * 4
-  res[o + 1] = ok
-  res[o + 2] = avail
-  res[o + 3] = retry
-  res[o + 4] = reset
-end
-res[1] = ok_all
-for i = 1, n do
-  local o = 1 + (i - 1) * 4
-  if ok_all == 1 and res[o + 1] == 1 and not as_is then
-    if not dry then commits[i]() end
-    res[o + 2] = res[o + 2] - costs[i]
-  else
-    -- not charged: report the state as it stands
-    res[o + 4] = reset_uncharged[i]
-  end
-  if res[o + 3] > 0 then res[o + 3] = ms(res[o + 3]) end
-  if res[o + 4] > 0 then res[o + 4] = ms(res[o + 4]) else res[o + 4] = 0 end
-end
-return res

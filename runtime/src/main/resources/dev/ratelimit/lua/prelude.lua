@@ -1,22 +1,31 @@
--- Shared prelude of every rate-limit script (the build concatenates: prelude, the algorithms, decide).
--- ARGV[1]: the current time in microseconds, or '' to read it from Redis TIME (the normal case, so
+-- Shared prelude of every rate-limit script (the build concatenates: prelude, the algorithms, decide,
+-- then entry.lua for a script deciding one call, or batch.lua for a script deciding several).
+-- The arguments of one call (see decide.lua):
+--   time:  the current time in microseconds, or '' to read it from Redis TIME (the normal case, so
 --          application clocks never matter; an explicit time exists for tests and for servers
 --          that forbid TIME).
--- ARGV[2]: '0' to decide and charge; '1' to decide without charging, replying what a charge would
+--   mode:  '0' to decide and charge; '1' to decide without charging, replying what a charge would
 --          leave; '2' to decide without charging, replying the state as it stands (used to check
 --          policies whose keys live in different cluster slots before charging any of them).
--- Then six arguments per policy, one policy per KEYS entry:
+--   then six arguments per policy, one policy per key:
 --          algorithm name, limit, window (microseconds), burst, cost, shadow ('1': reported, never
 --          denies and never blocks the other policies).
+
+-- The time of the call being decided, read by the algorithms.
 local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-else
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- Redis TIME, read once per script run: the calls of one batch are decided at one instant.
+local redis_now
+local function set_clock(arg)
+  if arg ~= '' then
+    now = tonumber(arg)
+    return
+  end
+  if not redis_now then
+    local t = redis.call('TIME')
+    redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  now = redis_now
 end
-local dry = ARGV[2] ~= '0'
-local as_is = ARGV[2] == '2'
 
 -- Library functions as locals: a decision runs on every request, and a local is one VM register
 -- where a global is two table lookups.

@@ -13,6 +13,7 @@ import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.Policy;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.test.redis.RespClient;
 
 /**
  * Helpers shared by the engine tests: policies, reply accessors, unique keys and the brute-force window counter.
@@ -142,5 +143,24 @@ final class Engine {
                 .collect(java.util.stream.Collectors.groupingBy(a -> Math.floorDiv(a.time(), window),
                         java.util.stream.Collectors.summingLong(Admission::units)))
                 .values().stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    // ---- Redis's own counts -----------------------------------------------------------------------------------
+
+    /** {@code calls=} of {@code cmdstat_<command>} in INFO commandstats (0 when never called). */
+    static long calls(RespClient client, String command) {
+        String info = client.callString("INFO", "commandstats");
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                String field = line.substring(line.indexOf("calls=") + 6);
+                return Long.parseLong(field.substring(0, field.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+
+    /** Script runs Redis executed ({@code EVALSHA} and {@code EVAL}). */
+    static long scriptCalls(RespClient client) {
+        return calls(client, "evalsha") + calls(client, "eval");
     }
 }

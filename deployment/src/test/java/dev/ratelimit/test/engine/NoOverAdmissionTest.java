@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 import jakarta.inject.Inject;
@@ -31,6 +32,7 @@ import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
@@ -40,6 +42,10 @@ import io.vertx.redis.client.RedisOptions;
  * 20,000 attempts on the real clock and exactly 1000 get through. Against Redis the callers are split over two
  * independent clients (two application instances, each with its own connection pool) sharing the build's scripts;
  * in process, over one {@link LocalBackend}.
+ * <p>
+ * The same again with the two clients batching (as the extension configures them): the callers are asynchronous, so
+ * each reply releases the next call on the event loop, and calls made while others are in flight go to Redis several
+ * per script run; the test checks that they did (Redis counts fewer script calls than decisions).
  * <p>
  * The sliding-window counter is included: within one aligned window it counts exactly. Bucket algorithms refill
  * one unit every 3.6 s, so a run that takes longer may legitimately admit one more per 3.6 s elapsed; the bound
@@ -90,6 +96,32 @@ class NoOverAdmissionTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    void twoBatchingRedisClientsAdmitExactlyTheLimit(String name) throws Exception {
+        Policy p = Engine.policy(name, Engine.algorithm(name), LIMIT, WINDOW, LIMIT);
+        String key = Engine.newKey(name);
+        Redis first = Redis.createClient(vertx, options());
+        Redis second = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend[] instances = {
+                    new RedisBackend(new LuaScriptExecutor(first, 64), scripts, false),
+                    new RedisBackend(new LuaScriptExecutor(second, 64), scripts, false) };
+            stayInOneWindow(p, NoOverAdmissionTest::redisTimeMicros);
+            long scriptCalls = Engine.scriptCalls(admin);
+            hammerAsync("redis, batching", p, caller -> instances[caller % 2]
+                    .decide(new Policy[] { p }, new String[] { key }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
+                            false));
+            long used = Engine.scriptCalls(admin) - scriptCalls;
+            LOG.infof("[redis, batching] %s: %d script calls for %d decisions", name, used, ATTEMPTS);
+            assertTrue(used < ATTEMPTS / 2, used + " script calls for " + ATTEMPTS + " decisions: calls were not batched");
+        } finally {
+            first.close();
+            second.close();
+        }
+    }
+
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
     void oneLocalBackendAdmitsExactlyTheLimit(String name) throws Exception {
         Policy p = Engine.policy(name, Engine.algorithm(name), LIMIT, WINDOW, LIMIT);
         String key = Engine.newKey(name);
@@ -137,17 +169,57 @@ class NoOverAdmissionTest {
             pool.shutdownNow();
         }
         assertTrue(failures.isEmpty(), () -> failures.size() + " calls failed, first: " + failures.peek());
-        long elapsedMicros = (ended - began) / 1000;
+        assertExact(backend, p, admitted.get(), (ended - began) / 1000);
+    }
+
+    /**
+     * {@link #CALLERS} asynchronous callers: each starts its next call when the previous one answers (on the thread
+     * that delivered the answer, an event loop), until {@link #ATTEMPTS} calls were made.
+     */
+    private void hammerAsync(String backend, Policy p, IntFunction<Uni<long[]>> call)
+            throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger admitted = new AtomicInteger();
+        Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        CountDownLatch finished = new CountDownLatch(CALLERS);
+        long began = System.nanoTime();
+        for (int c = 0; c < CALLERS; c++) {
+            int caller = c;
+            Runnable[] step = new Runnable[1];
+            step[0] = () -> {
+                if (next.getAndIncrement() >= ATTEMPTS) {
+                    finished.countDown();
+                    return;
+                }
+                call.apply(caller).subscribe().with(r -> {
+                    if (r[0] == 1) {
+                        admitted.incrementAndGet();
+                    }
+                    step[0].run();
+                }, t -> {
+                    failures.add(t);
+                    finished.countDown();
+                });
+            };
+            step[0].run();
+        }
+        assertTrue(finished.await(120, TimeUnit.SECONDS), "callers did not finish");
+        long ended = System.nanoTime();
+        assertTrue(failures.isEmpty(), () -> failures.size() + " calls failed, first: " + failures.peek());
+        assertExact(backend, p, admitted.get(), (ended - began) / 1000);
+    }
+
+    private static void assertExact(String backend, Policy p, int admitted, long elapsedMicros) {
         // bucket algorithms earn one unit per window / limit while the test runs
         long refill = p.algorithm().usesBurst() ? elapsedMicros / (p.windowMicros() / p.limit()) : 0;
         String report = String.format("[%s] %s: %d of %d attempts admitted by %d callers in %d ms (%.0f decisions/s)",
-                backend, p.algorithm().configName(), admitted.get(), ATTEMPTS, CALLERS, elapsedMicros / 1000,
+                backend, p.algorithm().configName(), admitted, ATTEMPTS, CALLERS, elapsedMicros / 1000,
                 ATTEMPTS * 1e6 / elapsedMicros);
         LOG.info(report);
         if (refill == 0) {
-            assertEquals(LIMIT, admitted.get(), report);
+            assertEquals(LIMIT, admitted, report);
         } else {
-            assertTrue(admitted.get() >= LIMIT && admitted.get() <= LIMIT + refill, report + ", refill bound " + refill);
+            assertTrue(admitted >= LIMIT && admitted <= LIMIT + refill, report + ", refill bound " + refill);
         }
     }
 

@@ -80,23 +80,23 @@ class ScriptCacheAndRestartTest {
         try (RespClient client = RedisFixture.shared().client()) {
             assertEquals(9, remaining(decide(key, BASE), 0));
             // steady state: EVALSHA only
-            long evalBefore = calls(client, "eval");
-            long evalshaBefore = calls(client, "evalsha");
+            long evalBefore = Engine.calls(client, "eval");
+            long evalshaBefore = Engine.calls(client, "evalsha");
             for (int i = 0; i < 5; i++) {
                 decide(key, BASE);
             }
-            assertEquals(evalBefore, calls(client, "eval"), "no EVAL while the script is cached");
-            assertEquals(evalshaBefore + 5, calls(client, "evalsha"));
+            assertEquals(evalBefore, Engine.calls(client, "eval"), "no EVAL while the script is cached");
+            assertEquals(evalshaBefore + 5, Engine.calls(client, "evalsha"));
 
             client.call("SCRIPT", "FLUSH");
             assertEquals(List.of(0L), client.call("SCRIPT", "EXISTS", script.sha()));
             long[] afterFlush = decide(key, BASE);
             assertTrue(all(afterFlush), show(afterFlush));
             assertEquals(3, remaining(afterFlush, 0), () -> "state and decision unaffected: " + show(afterFlush));
-            assertEquals(evalBefore + 1, calls(client, "eval"), "one EVAL after the flush");
+            assertEquals(evalBefore + 1, Engine.calls(client, "eval"), "one EVAL after the flush");
             assertEquals(List.of(1L), client.call("SCRIPT", "EXISTS", script.sha()), "EVAL cached it again");
             assertEquals(2, remaining(decide(key, BASE), 0));
-            assertEquals(evalBefore + 1, calls(client, "eval"), "and EVALSHA works again");
+            assertEquals(evalBefore + 1, Engine.calls(client, "eval"), "and EVALSHA works again");
         }
     }
 
@@ -133,8 +133,8 @@ class ScriptCacheAndRestartTest {
             // no persistence: the restarted server forgot the key, so the limiter starts over
             assertEquals(4, remaining(after, 0), show(after));
             try (RespClient direct = server.client()) {
-                assertEquals(1, calls(direct, "eval"), "the new server learnt the script through one EVAL");
-                assertTrue(calls(direct, "evalsha") >= 1, "after an EVALSHA that got NOSCRIPT");
+                assertEquals(1, Engine.calls(direct, "eval"), "the new server learnt the script through one EVAL");
+                assertTrue(Engine.calls(direct, "evalsha") >= 1, "after an EVALSHA that got NOSCRIPT");
             }
             assertEquals(3, remaining(decide(backend, p, key), 0));
         } finally {
@@ -152,17 +152,5 @@ class ScriptCacheAndRestartTest {
     private static long[] decide(RedisBackend backend, Policy p, String key) {
         return backend.decide(new Policy[] { p }, new String[] { key }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
                 false).await().atMost(Duration.ofSeconds(5));
-    }
-
-    /** {@code calls=} of {@code cmdstat_<command>} in INFO commandstats (0 when never called). */
-    static long calls(RespClient client, String command) {
-        String info = client.callString("INFO", "commandstats");
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("cmdstat_" + command + ":")) {
-                String field = line.substring(line.indexOf("calls=") + 6);
-                return Long.parseLong(field.substring(0, field.indexOf(',')));
-            }
-        }
-        return 0;
     }
 }

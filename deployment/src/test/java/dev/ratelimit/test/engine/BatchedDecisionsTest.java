@@ -1,0 +1,189 @@
+package dev.ratelimit.test.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.LuaScriptExecutor;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.test.redis.RedisFixture;
+import dev.ratelimit.test.redis.RespClient;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
+
+/**
+ * Calls decided together in one run of the batch script get exactly the replies they would get one by one: a
+ * scenario mixing every algorithm, several policies per call, denials, costs above capacity, shadow policies and
+ * dry runs is played once call by call and once as one batch (on fresh keys, at the same explicit instant), and
+ * every reply must be identical, in order. Redis counts the script calls, so the batch is known to have been one.
+ * The batch also survives Redis forgetting its scripts ({@code SCRIPT FLUSH}: {@code NOSCRIPT}, then {@code EVAL}).
+ */
+class BatchedDecisionsTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
+
+    private static final Duration MINUTE = Duration.ofMinutes(1);
+
+    @Inject
+    Vertx vertx;
+
+    @Inject
+    LuaScriptRegistry scripts;
+
+    /** One call of the scenario: its policies, their key names (resolved per run), costs, and whether it is a dry run. */
+    record Call(Policy[] policies, String[] keyNames, long[] costs, boolean dryRun) {
+        static Call of(Policy p, String keyName, long cost) {
+            return new Call(new Policy[] { p }, new String[] { keyName }, new long[] { cost }, false);
+        }
+    }
+
+    private static List<Call> scenario() {
+        Policy fixed = Engine.policy("fixed", Algorithm.FIXED_WINDOW, 3, MINUTE, 3);
+        Policy log = Engine.policy("log", Algorithm.SLIDING_WINDOW_LOG, 5, MINUTE, 5);
+        Policy counter = Engine.policy("counter", Algorithm.SLIDING_WINDOW_COUNTER, 2, MINUTE, 2);
+        Policy bucket = Engine.policy("bucket", Algorithm.TOKEN_BUCKET, 2, MINUTE, 2);
+        Policy leaky = Engine.policy("leaky", Algorithm.LEAKY_BUCKET, 2, MINUTE, 2);
+        Policy gcra = Engine.shadow(Engine.policy("gcra", Algorithm.GCRA, 1, MINUTE, 1));
+        List<Call> calls = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            calls.add(Call.of(fixed, "u1", 1)); // the fourth is denied
+        }
+        calls.add(new Call(new Policy[] { fixed }, new String[] { "u1" }, new long[] { 1 }, true)); // dry run, denied
+        calls.add(new Call(new Policy[] { fixed }, new String[] { "u2" }, new long[] { 2 }, true)); // dry run, admitted
+        calls.add(Call.of(fixed, "u2", 4)); // above capacity: never
+        for (int i = 0; i < 3; i++) {
+            // all-or-nothing over two algorithms: the third is denied by the bucket and charges nothing in the log
+            calls.add(new Call(new Policy[] { bucket, log }, new String[] { "u3", "u3" }, new long[] { 1, 2 }, false));
+        }
+        calls.add(Call.of(log, "u3", 1)); // sees the log charged twice (2 + 2), not three times
+        calls.add(new Call(new Policy[] { leaky, counter, gcra }, new String[] { "u4", "u4", "u4" },
+                new long[] { 1, 1, 1 }, false));
+        calls.add(new Call(new Policy[] { leaky, counter, gcra }, new String[] { "u4", "u4", "u4" },
+                new long[] { 1, 1, 1 }, false)); // gcra (shadow) denies, but does not block the others
+        calls.add(new Call(new Policy[] { leaky, counter, gcra }, new String[] { "u4", "u4", "u4" },
+                new long[] { 1, 1, 1 }, false)); // denied by leaky and counter
+        calls.add(Call.of(leaky, "u5", 3)); // above capacity
+        return calls;
+    }
+
+    @Test
+    void aBatchRepliesExactlyWhatTheCallsGetOneByOne() throws Exception {
+        long now = Engine.BASE + 7 * Engine.S;
+        List<Call> calls = scenario();
+        Redis alone = Redis.createClient(vertx, options());
+        Redis batching = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend oneByOne = new RedisBackend(new LuaScriptExecutor(alone), scripts, false);
+            List<long[]> expected = new ArrayList<>();
+            String aloneRun = Engine.newIdentity();
+            for (Call c : calls) {
+                expected.add(oneByOne.decide(c.policies(), keys(aloneRun, c), c.costs(), now, c.dryRun())
+                        .await().atMost(Duration.ofSeconds(5)));
+            }
+            // sanity: the scenario does deny, all-or-nothing and shadow as the comments say
+            assertEquals(0, expected.get(3)[0], "fourth call on a limit of 3");
+            assertEquals(0, expected.get(9)[0], "third bucket+log call");
+            assertEquals(1, expected.get(12)[0], "a shadow denial does not block");
+            assertEquals(0, expected.get(12)[1 + 4 * 2], "the shadow policy itself denied");
+
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64), scripts, false);
+            playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
+            long before = Engine.scriptCalls(admin);
+            List<long[]> actual = playBatched(batched, calls, now, Engine.newIdentity());
+            assertEquals(2, Engine.scriptCalls(admin) - before,
+                    "the first call goes alone (nothing in flight), the " + (calls.size() - 1) + " others in one run");
+            assertSameReplies(expected, actual);
+
+            // Redis forgets every script: the batch falls back to EVAL and still replies the same
+            admin.call("SCRIPT", "FLUSH");
+            long evals = Engine.calls(admin, "eval");
+            assertSameReplies(expected, playBatched(batched, calls, now, Engine.newIdentity()));
+            assertEquals(2, Engine.calls(admin, "eval") - evals, "the lone call's and the batch's EVAL");
+        } finally {
+            alone.close();
+            batching.close();
+        }
+    }
+
+    @Test
+    void batchingCanBeTurnedOff() throws Exception {
+        long now = Engine.BASE + 11 * Engine.S;
+        List<Call> calls = scenario();
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend unbatched = new RedisBackend(new LuaScriptExecutor(client, 1), scripts, false);
+            playBatched(unbatched, calls, now, Engine.newIdentity());
+            long before = Engine.scriptCalls(admin);
+            playBatched(unbatched, calls, now, Engine.newIdentity());
+            assertEquals(calls.size(), Engine.scriptCalls(admin) - before, "max-batch 1: one script call per decision");
+        } finally {
+            client.close();
+        }
+    }
+
+    /**
+     * Makes every call from one event-loop task: the first finds nothing in flight and goes alone, the others are
+     * gathered behind it and sent together when the task ends.
+     */
+    private List<long[]> playBatched(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
+        List<CompletableFuture<long[]>> replies = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            replies.add(new CompletableFuture<>());
+        }
+        vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
+            for (int i = 0; i < calls.size(); i++) {
+                Call c = calls.get(i);
+                CompletableFuture<long[]> reply = replies.get(i);
+                backend.decide(c.policies(), keys(run, c), c.costs(), now, c.dryRun()).subscribe()
+                        .with(reply::complete, reply::completeExceptionally);
+            }
+        });
+        List<long[]> out = new ArrayList<>();
+        for (CompletableFuture<long[]> r : replies) {
+            out.add(r.get(10, TimeUnit.SECONDS));
+        }
+        return out;
+    }
+
+    private static void assertSameReplies(List<long[]> expected, List<long[]> actual) {
+        assertEquals(expected.size(), actual.size());
+        for (int i = 0; i < expected.size(); i++) {
+            assertArrayEquals(expected.get(i), actual.get(i), "reply to call " + i + ": expected " + Engine.show(expected.get(i))
+                    + ", got " + Engine.show(actual.get(i)));
+        }
+    }
+
+    private static String[] keys(String run, Call c) {
+        String[] keys = new String[c.keyNames().length];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = RedisKeys.key(Engine.prefix(), c.policies()[i].name(), run + "-" + c.keyNames()[i]);
+        }
+        return keys;
+    }
+
+
+    private static RedisOptions options() {
+        return new RedisOptions().setConnectionString(RedisFixture.shared().uri()).setMaxPoolSize(4);
+    }
+}

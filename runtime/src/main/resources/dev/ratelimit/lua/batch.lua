@@ -1,0 +1,14 @@
+-- A script deciding several independent calls, one after the other, in one atomic run: what the
+-- client sends when calls arrive faster than Redis answers them (one script run instead of one per
+-- call). ARGV[1]: the number of calls; then, per call, its number of policies followed by its
+-- arguments as decide takes them. The keys are the calls' keys, in the same order.
+-- Reply: one reply per call, in order, each as decide gives it.
+local out = {}
+local k, a = 0, 1
+for c = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[a + 1])
+  out[c] = decide(k, n, a + 1)
+  k = k + n
+  a = a + 3 + 6 * n
+end
+return out
