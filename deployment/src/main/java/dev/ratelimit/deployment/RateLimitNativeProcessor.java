@@ -29,10 +29,8 @@ import dev.ratelimit.runtime.RedisBackend;
 class RateLimitNativeProcessor {
 
     /**
-     * The classes that talk to Redis or read clocks. Quarkus initialises classes at build time by default:
-     * {@code LuaScriptExecutor} would then keep the {@code ratelimit.redis.connections} system property
-     * of the build machine, and an instance of any of them created during static init would carry build
-     * time into the executable ({@code LocalBackend} anchors its clock on {@code currentTimeMillis}, the
+     * The classes that talk to Redis or read clocks. Quarkus initialises classes at build time by default,
+     * and an instance of any of them created during static init would carry build time into the executable ({@code LocalBackend} anchors its clock on {@code currentTimeMillis}, the
      * breaker and the deny cache on {@code nanoTime}, which restarts with every process). Initialised at
      * run time, their statics are read where the application runs, and an instance of one of them in
      * the image heap fails the native build instead of deciding with a stale clock.

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.jboss.logging.Logger;
 
@@ -16,6 +17,10 @@ import dev.ratelimit.runtime.RateLimitMetrics.Outcome;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.smallrye.mutiny.operators.AbstractUni;
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
 
 /**
  * Turns checks into backend calls and backend replies into decisions.
@@ -36,6 +41,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final LocalBackend local;
     private final String keyPrefix;
     private final Duration timeout;
+    private final CallTimeouts timeouts;
     private final int failClosedStatus;
     /** Null with the local backend or when disabled. */
     private final CircuitBreaker breaker;
@@ -51,6 +57,7 @@ public class DefaultRateLimiter implements RateLimiter {
         this.local = local;
         this.keyPrefix = config.keyPrefix();
         this.timeout = config.redis().timeout();
+        this.timeouts = new CallTimeouts(timeout, Infrastructure.getDefaultWorkerPool());
         this.failClosedStatus = config.failClosedStatus();
         if (failClosedStatus != 429 && failClosedStatus != 503) {
             throw new ConfigurationException("quarkus.ratelimit.fail-closed-status is " + failClosedStatus
@@ -135,8 +142,8 @@ public class DefaultRateLimiter implements RateLimiter {
             return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
                     .map(r -> counted(ps, decision(ps, r, Source.LOCAL)));
         }
-        // deferred: the cache, the breaker and the clock are consulted when the caller subscribes
-        return Uni.createFrom().deferred(() -> decideRemotely(ps, keys, costs));
+        // the cache, the breaker and the clock are consulted when the caller subscribes
+        return new RemoteDecision(ps, keys, costs);
     }
 
     @Override
@@ -145,46 +152,170 @@ public class DefaultRateLimiter implements RateLimiter {
         return check(checks).await().indefinitely();
     }
 
-    private Uni<RateLimitDecision> decideRemotely(Policy[] ps, String[] keys, long[] costs) {
-        if (denyCache != null) {
-            List<PolicyDecision> cached = denyCache.lookup(ps, keys, costs);
-            if (cached != null) {
-                // all-or-nothing: one policy known to deny is enough, and Redis is not asked
-                return Uni.createFrom().item(counted(ps, new RateLimitDecision(false, cached, Source.DENY_CACHE)));
+    /**
+     * A decision by the backend, as one object per call rather than a chain of Mutiny operators
+     * (each of which Quarkus decorates): on subscription it consults the deny cache and the breaker,
+     * then calls the backend under the shared {@link CallTimeouts}.
+     */
+    private final class RemoteDecision extends AbstractUni<RateLimitDecision> {
+        private final Policy[] ps;
+        private final String[] keys;
+        private final long[] costs;
+
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs) {
+            this.ps = ps;
+            this.keys = keys;
+            this.costs = costs;
+        }
+
+        @Override
+        public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
+            RemoteCall call = new RemoteCall(this, downstream);
+            downstream.onSubscribe(call);
+            RateLimitDecision immediate;
+            try {
+                immediate = call.start();
+            } catch (RuntimeException e) {
+                if (call.claim()) {
+                    downstream.onFailure(e);
+                }
+                return;
+            }
+            if (immediate != null && call.claim()) {
+                downstream.onItem(immediate);
             }
         }
-        int permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
-        if (permit == CircuitBreaker.REJECTED) {
-            return Uni.createFrom().item(() -> failureDecision(ps, keys, costs, null));
+    }
+
+    /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
+    private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<long[]>, UniSubscription {
+        @SuppressWarnings("rawtypes")
+        private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
+                .newUpdater(RemoteCall.class, "done");
+
+        private final RemoteDecision request;
+        private final UniSubscriber<? super RateLimitDecision> downstream;
+        private volatile int done;
+        private volatile UniSubscription upstream;
+        private int permit;
+        private long sentAt;
+
+        RemoteCall(RemoteDecision request, UniSubscriber<? super RateLimitDecision> downstream) {
+            this.request = request;
+            this.downstream = downstream;
         }
-        long sentAt = System.nanoTime();
-        return backend.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
-                .ifNoItem().after(timeout).fail()
-                .onItemOrFailure().transform((reply, error) -> {
-                    metrics.backendLatency(System.nanoTime() - sentAt);
-                    Throwable failure = error;
-                    RateLimitDecision d = null;
-                    if (failure == null) {
-                        try {
-                            d = decision(ps, reply, Source.REDIS);
-                        } catch (RuntimeException e) {
-                            failure = e; // a reply we cannot read: a broken backend, not the caller's problem
-                        }
-                    }
-                    if (failure != null) {
-                        if (breaker != null) {
-                            breaker.onFailure(permit, failure);
-                        }
-                        return failureDecision(ps, keys, costs, failure);
-                    }
-                    if (breaker != null) {
-                        breaker.onSuccess(permit);
-                    }
-                    if (denyCache != null && !d.allowed()) {
-                        denyCache.remember(ps, keys, costs, reply, sentAt);
-                    }
-                    return counted(ps, d);
-                });
+
+        /** Answers at once (deny cache, open breaker) or calls the backend and returns null. */
+        RateLimitDecision start() {
+            Policy[] ps = request.ps;
+            if (denyCache != null) {
+                List<PolicyDecision> cached = denyCache.lookup(ps, request.keys, request.costs);
+                if (cached != null) {
+                    // all-or-nothing: one policy known to deny is enough, and Redis is not asked
+                    return counted(ps, new RateLimitDecision(false, cached, Source.DENY_CACHE));
+                }
+            }
+            permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
+            if (permit == CircuitBreaker.REJECTED) {
+                return failureDecision(ps, request.keys, request.costs, null);
+            }
+            sentAt = System.nanoTime();
+            timeouts.watch(this);
+            AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false),
+                    this);
+            return null;
+        }
+
+        boolean claim() {
+            return DONE.compareAndSet(this, 0, 1);
+        }
+
+        @Override
+        public void onSubscribe(UniSubscription subscription) {
+            upstream = subscription;
+            if (done != 0) {
+                subscription.cancel(); // already timed out or cancelled
+            }
+        }
+
+        @Override
+        public void onItem(long[] reply) {
+            finish(reply, null);
+        }
+
+        @Override
+        public void onFailure(Throwable failure) {
+            finish(null, failure);
+        }
+
+        @Override
+        boolean finished() {
+            return done != 0;
+        }
+
+        @Override
+        void expire() {
+            if (claim()) {
+                cancelUpstream();
+                downstream.onItem(decide(null, new TimeoutException("no reply from the rate-limit backend within " + timeout)));
+            }
+        }
+
+        @Override
+        public void cancel() {
+            if (claim()) {
+                cancelUpstream();
+            }
+        }
+
+        private void cancelUpstream() {
+            UniSubscription u = upstream;
+            if (u != null) {
+                u.cancel();
+            }
+        }
+
+        void finish(long[] reply, Throwable error) {
+            if (!claim()) {
+                return;
+            }
+            RateLimitDecision d;
+            try {
+                d = decide(reply, error);
+            } catch (RuntimeException e) {
+                downstream.onFailure(e);
+                return;
+            }
+            downstream.onItem(d);
+        }
+
+        /** The decision for a reply, or for a failure (the failure mode's). */
+        private RateLimitDecision decide(long[] reply, Throwable error) {
+            Policy[] ps = request.ps;
+            metrics.backendLatency(System.nanoTime() - sentAt);
+            Throwable failure = error;
+            RateLimitDecision d = null;
+            if (failure == null) {
+                try {
+                    d = decision(ps, reply, Source.REDIS);
+                } catch (RuntimeException e) {
+                    failure = e; // a reply we cannot read: a broken backend, not the caller's problem
+                }
+            }
+            if (failure != null) {
+                if (breaker != null) {
+                    breaker.onFailure(permit, failure);
+                }
+                return failureDecision(ps, request.keys, request.costs, failure);
+            }
+            if (breaker != null) {
+                breaker.onSuccess(permit);
+            }
+            if (denyCache != null && !d.allowed()) {
+                denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
+            }
+            return counted(ps, d);
+        }
     }
 
     /** The failure mode's decision; {@code failure} is null when the breaker refused the call. */

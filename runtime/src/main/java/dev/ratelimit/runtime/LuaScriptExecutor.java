@@ -42,7 +42,7 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  * connection at a time, pays a read and a write system call for each.
  * <p>
  * So calls are pipelined instead, on a few connections this executor takes from the client and
- * keeps ({@link #MAX_CONNECTIONS} at most, whatever the load): any number of calls are in flight on
+ * keeps ({@code connections} at most, whatever the load): any number of calls are in flight on
  * each, Redis reads and answers them in batches, and nothing is refused. A caller on an event loop
  * keeps using the connection bound to its own event loop, so its reply is parsed and its decision
  * completed on its own thread, without a hand-off; other threads share them. Connections are taken
@@ -69,13 +69,12 @@ public class LuaScriptExecutor {
     private static final Logger LOG = Logger.getLogger(LuaScriptExecutor.class);
 
     /**
-     * Most connections one executor holds. A pipelined connection carries far more than one Redis
-     * core can answer; more of them only save thread hand-offs (one per event loop), and each is
-     * taken from the client's pool ({@code quarkus.redis.max-pool-size}, default 6, leaving 4 to the
-     * application). Measured with the benchmark on 2 cores (4 event loops): 1, 2 and 4 connections
-     * are within the machine's noise of each other.
+     * Connections an executor holds unless told otherwise. A pipelined connection carries far more
+     * than one Redis core can answer; more of them only save thread hand-offs (one per event loop),
+     * and each is taken from the client's pool ({@code quarkus.redis.max-pool-size}, default 6,
+     * leaving 4 to the application).
      */
-    static final int MAX_CONNECTIONS = 2;
+    public static final int DEFAULT_CONNECTIONS = 2;
 
     /** A connection with calls waiting and no reply for this long is considered dead. */
     static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(2);
@@ -86,27 +85,29 @@ public class LuaScriptExecutor {
     private final Redis client;
     /** Most calls in one run of a batch script; 1 turns batching off. */
     private final int maxBatch;
-    private final Channel[] channels = new Channel[MAX_CONNECTIONS];
+    private final Channel[] channels;
     private int created;
     /** Event-loop threads keep the channel they were given. */
     private final ThreadLocal<Channel> affinity = new ThreadLocal<>();
 
     /** An executor that sends every call alone. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
-        this(redis, 1);
+        this(redis, 1, DEFAULT_CONNECTIONS);
     }
 
     /**
      * An executor that gathers calls made with a batch script into runs of at most {@code maxBatch}
-     * calls (1: never).
+     * calls (1: never), over at most {@code connections} connections.
      */
-    public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis, int maxBatch) {
-        if (maxBatch < 1) {
-            throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
+    public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis, int maxBatch, int connections) {
+        if (maxBatch < 1 || connections < 1) {
+            throw new IllegalArgumentException("maxBatch and connections must be at least 1, got " + maxBatch + " and "
+                    + connections);
         }
         this.redis = redis;
         this.client = redis.getDelegate();
         this.maxBatch = maxBatch;
+        this.channels = new Channel[connections];
     }
 
     /** Runs {@code script} with these keys and arguments. */
@@ -217,6 +218,7 @@ public class LuaScriptExecutor {
         private volatile long progressNanos = System.nanoTime();
         /** Calls waiting for the end of their event-loop turn, to go as one batch. */
         private final ConcurrentLinkedQueue<Pending<?>> gathered = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger gatheredCount = new AtomicInteger();
         private final AtomicBoolean flushScheduled = new AtomicBoolean();
 
         Channel(LuaScriptExecutor owner, int index) {
@@ -244,10 +246,11 @@ public class LuaScriptExecutor {
 
         /**
          * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
-         * with the others of this event-loop turn.
+         * with the others of this event-loop turn. A full run goes at once, so that Redis starts on it
+         * while the turn goes on.
          */
         void submit(Pending<?> p) {
-            if (pending.get() == 0 && !flushScheduled.get()) {
+            if (pending.get() == 0 && gatheredCount.get() == 0) {
                 sendAlone(p);
                 return;
             }
@@ -257,7 +260,9 @@ public class LuaScriptExecutor {
                 return;
             }
             gathered.add(p);
-            if (flushScheduled.compareAndSet(false, true)) {
+            if (gatheredCount.incrementAndGet() >= owner.maxBatch) {
+                sendRun();
+            } else if (flushScheduled.compareAndSet(false, true)) {
                 context.runOnContext(v -> flush());
             }
         }
@@ -267,20 +272,25 @@ public class LuaScriptExecutor {
             send(request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
         }
 
-        /** Sends what was gathered: runs of at most {@code maxBatch} calls, a lone call as itself. */
+        /** At the end of a turn: sends what was gathered. */
         private void flush() {
             flushScheduled.set(false); // a call gathered from now on schedules another flush
+            while (gatheredCount.get() > 0 && sendRun() > 0) {
+                // runs of at most maxBatch calls
+            }
+        }
+
+        /** Sends up to {@code maxBatch} gathered calls, a lone one as itself; returns how many it took. */
+        private int sendRun() {
             int max = owner.maxBatch;
-            List<Pending<?>> run = new ArrayList<>(Math.min(max, 64));
+            List<Pending<?>> run = new ArrayList<>(max);
+            int taken = 0;
             Pending<?> p;
-            while ((p = gathered.poll()) != null) {
-                if (p.done != 0) {
-                    continue; // its caller gave up while it waited
-                }
-                run.add(p);
-                if (run.size() == max) {
-                    sendBatch(run);
-                    run = new ArrayList<>(Math.min(max, 64));
+            while (taken < max && (p = gathered.poll()) != null) {
+                gatheredCount.decrementAndGet();
+                taken++;
+                if (p.done == 0) { // else its caller gave up while it waited
+                    run.add(p);
                 }
             }
             if (run.size() == 1) {
@@ -288,6 +298,7 @@ public class LuaScriptExecutor {
             } else if (!run.isEmpty()) {
                 sendBatch(run);
             }
+            return taken;
         }
 
         private void sendBatch(List<Pending<?>> run) {

@@ -51,8 +51,13 @@ public class RateLimitProducer {
                 throw new ConfigurationException("quarkus.ratelimit.redis.max-batch is " + maxBatch
                         + ": set it to 1 or more (1 sends every decision alone)");
             }
+            int connections = config.redis().connections();
+            if (connections < 1) {
+                throw new ConfigurationException("quarkus.ratelimit.redis.connections is " + connections
+                        + ": set it to 1 or more");
+            }
             boolean cluster = isCluster(clientName);
-            LuaScriptExecutor executor = new LuaScriptExecutor(redis, cluster ? 1 : maxBatch);
+            LuaScriptExecutor executor = new LuaScriptExecutor(redis, cluster ? 1 : maxBatch, connections);
             backend = new RedisBackend(executor, scripts, cluster);
             if (config.redis().preloadScripts()) {
                 executor.preload(scripts.all()).subscribe().with(

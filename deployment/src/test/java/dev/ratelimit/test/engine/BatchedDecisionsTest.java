@@ -107,7 +107,7 @@ class BatchedDecisionsTest {
             assertEquals(1, expected.get(12)[0], "a shadow denial does not block");
             assertEquals(0, expected.get(12)[1 + 4 * 2], "the shadow policy itself denied");
 
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
             long before = Engine.scriptCalls(admin);
             List<long[]> actual = playBatched(batched, calls, now, Engine.newIdentity());
@@ -132,7 +132,7 @@ class BatchedDecisionsTest {
         List<Call> calls = scenario();
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend unbatched = new RedisBackend(new LuaScriptExecutor(client, 1), scripts, false);
+            RedisBackend unbatched = new RedisBackend(new LuaScriptExecutor(client, 1, 2), scripts, false);
             playBatched(unbatched, calls, now, Engine.newIdentity());
             long before = Engine.scriptCalls(admin);
             playBatched(unbatched, calls, now, Engine.newIdentity());

@@ -103,8 +103,8 @@ class NoOverAdmissionTest {
         Redis second = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             RedisBackend[] instances = {
-                    new RedisBackend(new LuaScriptExecutor(first, 64), scripts, false),
-                    new RedisBackend(new LuaScriptExecutor(second, 64), scripts, false) };
+                    new RedisBackend(new LuaScriptExecutor(first, 64, 2), scripts, false),
+                    new RedisBackend(new LuaScriptExecutor(second, 64, 2), scripts, false) };
             stayInOneWindow(p, NoOverAdmissionTest::redisTimeMicros);
             long scriptCalls = Engine.scriptCalls(admin);
             hammerAsync("redis, batching", p, caller -> instances[caller % 2]

@@ -71,13 +71,17 @@ final class Contenders {
      * without the limiter around it (timeout, circuit breaker, deny cache, decision objects).
      */
     static Operation backendOnly(DefaultRateLimiter limiter, String policy, String[] identities) {
-        Policy[] ps = { limiter.policies().get(policy) };
+        return backend(limiter.backend(), limiter.policies().get(policy), identities);
+    }
+
+    /** A backend called directly, one policy. */
+    static Operation backend(RateLimitBackend backend, Policy policy, String[] identities) {
+        Policy[] ps = { policy };
         long[] costs = { 1 };
         String[][] keys = new String[identities.length][];
         for (int i = 0; i < identities.length; i++) {
-            keys[i] = new String[] { RedisKeys.key("rl", policy, identities[i]) };
+            keys[i] = new String[] { RedisKeys.key("rl", policy.name(), identities[i]) };
         }
-        RateLimitBackend backend = limiter.backend();
         return (key, done) -> backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false).subscribe()
                 .with(r -> done.ok(), done::failed);
     }

@@ -10,6 +10,7 @@ import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.LuaScript;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.RedisBackend;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
@@ -32,6 +33,9 @@ final class LimiterSuite {
     static final String TIMEOUT_STPE = "experiment: backend + ifNoItem (ScheduledThreadPoolExecutor)";
     static final String POOLED_DEFAULT = "before: pooled send (pool 6+24), token-bucket";
     static final String POOLED_LARGE = "before: pooled send (pool 64), token-bucket";
+    /** Experiments: the token-bucket backend on executors with other batch sizes and connection counts. */
+    static final String SHAPE = "experiment: backend, ";
+    private static final int[][] SHAPES = { { 1, 2 }, { 16, 2 }, { 64, 1 }, { 64, 2 }, { 64, 4 } };
 
     /** One cell. */
     record Row(String keySet, int keys, int concurrency, String contender, double decisionsPerSecond, double p50,
@@ -108,6 +112,15 @@ final class LimiterSuite {
                     if (settings.measures(POOLED_LARGE)) {
                         rows.add(cell(keySet, keys, concurrency, POOLED_LARGE, Contenders.pooledBackend(pooledLarge,
                                 scripts, limiter.policies().get("token-bucket"), ids)));
+                    }
+                    for (int[] shape : SHAPES) {
+                        String name = SHAPE + "batch " + shape[0] + ", " + shape[1] + " connections";
+                        if (settings.measures(name)) {
+                            RedisBackend backend = new RedisBackend(new LuaScriptExecutor(pooledLarge, shape[0], shape[1]),
+                                    scripts, false);
+                            rows.add(cell(keySet, keys, concurrency, name,
+                                    Contenders.backend(backend, limiter.policies().get("token-bucket"), ids)));
+                        }
                     }
                     if (redisson != null) {
                         rows.add(cell(keySet, keys, concurrency, REDISSON, redisson.operation()));
