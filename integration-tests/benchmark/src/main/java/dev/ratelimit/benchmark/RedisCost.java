@@ -46,9 +46,12 @@ final class RedisCost {
     static final String MEMORY_KEY = "rl:{203.0.113.7}:api";
 
     /** One line of the cost table. */
-    record Row(String algorithm, String anchor, double oursMicros, double anchorMicros, long oursBytes1,
-            long anchorBytes1, long oursBytes100, long anchorBytes100, long oursKeys, long anchorKeys) {
+    record Row(String algorithm, String anchor, double oursMicros, double oursBatchedMicros, double anchorMicros,
+            long oursBytes1, long anchorBytes1, long oursBytes100, long anchorBytes100, long oursKeys, long anchorKeys) {
     }
+
+    /** Decisions per run of the batch script in the batched measurement: the default {@code max-batch}. */
+    static final int BATCH = 16;
 
     /** Rounds per script, ours and the anchor alternating; the median is reported. */
     static final int ROUNDS = 5;
@@ -90,21 +93,39 @@ final class RedisCost {
             for (int i = 0; i < keys; i++) {
                 ourKeys[i] = "rl:{" + ids[i] + "}:" + policy.name();
             }
-            List<Double> oursRounds = new ArrayList<>(), anchorRounds = new ArrayList<>();
-            for (int r = 0; r < ROUNDS; r++) {
-                oursRounds.add(usecPerCall(ours.script, i -> new String[] { ourKeys[i] }, i -> ours.args));
-                anchorRounds.add(usecPerCall(anchor.script, i -> anchor.keys.apply("anchor:{" + ids[i] + "}:api",
-                        System.currentTimeMillis()), i -> anchor.args.apply(System.currentTimeMillis())));
+            // the same decisions as the limiter sends them under load: BATCH per run of the batch script
+            LuaScript batch = scripts.get(LuaScriptRegistry.BATCH);
+            String[] batchArgs = new String[1 + BATCH * (1 + ours.args.length)];
+            batchArgs[0] = Integer.toString(BATCH);
+            for (int b = 0; b < BATCH; b++) {
+                int at = 1 + b * (1 + ours.args.length);
+                batchArgs[at] = "1";
+                System.arraycopy(ours.args, 0, batchArgs, at + 1, ours.args.length);
             }
-            double oursMicros = median(oursRounds), anchorMicros = median(anchorRounds);
+            IntFunction<String[]> batchKeys = i -> {
+                String[] k = new String[BATCH];
+                for (int b = 0; b < BATCH; b++) {
+                    k[b] = ourKeys[(i * BATCH + b) % keys];
+                }
+                return k;
+            };
+            List<Double> oursRounds = new ArrayList<>(), batchedRounds = new ArrayList<>(), anchorRounds = new ArrayList<>();
+            for (int r = 0; r < ROUNDS; r++) {
+                oursRounds.add(usecPerCall(ours.script, i -> new String[] { ourKeys[i] }, i -> ours.args, CALLS));
+                batchedRounds.add(usecPerCall(batch, batchKeys, i -> batchArgs, CALLS / BATCH) / BATCH);
+                anchorRounds.add(usecPerCall(anchor.script, i -> anchor.keys.apply("anchor:{" + ids[i] + "}:api",
+                        System.currentTimeMillis()), i -> anchor.args.apply(System.currentTimeMillis()), CALLS));
+            }
+            double oursMicros = median(oursRounds), batchedMicros = median(batchedRounds), anchorMicros = median(anchorRounds);
 
             long[] ourMemory = memory(oursOperation(policy));
             long[] anchorMemory = memory(anchor.operation(executor, i -> MEMORY_KEY));
-            rows.add(new Row(algorithm.configName(), anchor.name, oursMicros, anchorMicros, ourMemory[0], anchorMemory[0],
+            rows.add(new Row(algorithm.configName(), anchor.name, oursMicros, batchedMicros, anchorMicros, ourMemory[0],
+                    anchorMemory[0],
                     ourMemory[1], anchorMemory[1], ourMemory[2], anchorMemory[2]));
-            LOG.infof("Redis cost %-22s ours %.2f us/call %d B/key, anchor %s %.2f us/call %d B (rounds %s / %s)",
-                    algorithm.configName(), oursMicros, ourMemory[0], anchor.name, anchorMicros, anchorMemory[0],
-                    oursRounds, anchorRounds);
+            LOG.infof("Redis cost %-22s ours %.2f us/call (%.2f per decision in batches of %d) %d B/key, anchor %s %.2f "
+                    + "us/call %d B (rounds %s / %s / %s)", algorithm.configName(), oursMicros, batchedMicros, BATCH,
+                    ourMemory[0], anchor.name, anchorMicros, anchorMemory[0], oursRounds, batchedRounds, anchorRounds);
         }
         admin.call("FLUSHALL");
         return rows;
@@ -131,6 +152,12 @@ final class RedisCost {
                 args[0] = a;
                 return Uni.createFrom().nothing();
             }
+
+            @Override
+            public <T> Uni<T> execute(LuaScript s, LuaScript batch, String[] k, String[] a,
+                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
+                return execute(s, k, a, convert);
+            }
         };
         new RedisBackend(capturing, scripts, false)
                 .decide(new Policy[] { policy }, new String[] { MEMORY_KEY }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
@@ -150,16 +177,16 @@ final class RedisCost {
     }
 
     /**
-     * Runs {@link #CALLS} calls of one script, pipelined 50 at a time from one connection, after a pass
+     * Runs {@code calls} calls of one script, pipelined 50 at a time from one connection, after a pass
      * that creates every key (steady state, not first use), and reads what one EVALSHA cost Redis.
      */
-    private double usecPerCall(LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf) {
+    private double usecPerCall(LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf, int calls) {
         admin.call("FLUSHALL");
         admin.callString("SCRIPT", "LOAD", script.body());
         try (RespPipe pipe = new RespPipe(host, port)) {
-            run(pipe, script, keysOf, argsOf, keys);
+            run(pipe, script, keysOf, argsOf, Math.min(keys, calls));
             admin.call("CONFIG", "RESETSTAT");
-            run(pipe, script, keysOf, argsOf, CALLS);
+            run(pipe, script, keysOf, argsOf, calls);
         }
         String stats = admin.callString("INFO", "commandstats");
         for (String line : stats.split("\r?\n")) {

@@ -54,16 +54,19 @@ final class Report {
         }
         if (!cost.isEmpty()) {
             List<String> groups = new ArrayList<>();
-            double[][] values = new double[cost.size()][2];
+            double[][] values = new double[cost.size()][3];
             for (int i = 0; i < cost.size(); i++) {
                 RedisCost.Row r = cost.get(i);
                 groups.add(r.algorithm());
                 values[i][0] = r.oursMicros();
-                values[i][1] = r.anchorMicros();
+                values[i][1] = r.oursBatchedMicros();
+                values[i][2] = r.anchorMicros();
             }
-            Files.writeString(dir.resolve(COST_SVG), SvgChart.bars("Redis CPU per script call",
+            Files.writeString(dir.resolve(COST_SVG), SvgChart.bars("Redis CPU per decision",
                     "INFO commandstats usec_per_call of EVALSHA, one script at a time; " + env.redis(), groups,
-                    List.of("ours", "simple anchor script"), values, "%.2f", "microseconds per call (lower is better)"));
+                    List.of("ours, one call per decision", "ours, " + RedisCost.BATCH + " decisions per call",
+                            "simple anchor script, one call per decision"),
+                    values, "%.2f", "microseconds per decision (lower is better)"));
         }
         if (!http.isEmpty()) {
             List<String> groups = new ArrayList<>();
@@ -138,13 +141,16 @@ final class Report {
                     .append(String.format(Locale.ROOT, "%,d keys", settings.keys()))
                     .append(", one caller, a policy of ").append(RedisCost.LIMIT).append(" per minute; `MEMORY USAGE` summed over the keys one identity leaves (key `")
                     .append(RedisCost.MEMORY_KEY).append("`).\n\n");
-            md.append("| algorithm | ours µs/call | anchor script | anchor µs/call | ours bytes (1 decision) | anchor bytes (1) "
-                    + "| ours bytes (100 decisions) | anchor bytes (100) |\n");
-            md.append("|---|---:|---|---:|---:|---:|---:|---:|\n");
+            md.append("Ours is measured twice: one decision per call (an idle application), and ").append(RedisCost.BATCH)
+                    .append(" decisions per run of the batch script (what the limiter sends under load, `max-batch`), ")
+                    .append("divided by ").append(RedisCost.BATCH).append(".\n\n");
+            md.append("| algorithm | ours µs/call | ours µs/decision, batched | anchor script | anchor µs/call "
+                    + "| ours bytes (1 decision) | anchor bytes (1) | ours bytes (100 decisions) | anchor bytes (100) |\n");
+            md.append("|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
             for (RedisCost.Row r : cost) {
-                md.append(String.format(Locale.ROOT, "| %s | %.2f | %s | %.2f | %d | %d | %d | %d |%n", r.algorithm(),
-                        r.oursMicros(), r.anchor(), r.anchorMicros(), r.oursBytes1(), r.anchorBytes1(), r.oursBytes100(),
-                        r.anchorBytes100()));
+                md.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %s | %.2f | %d | %d | %d | %d |%n", r.algorithm(),
+                        r.oursMicros(), r.oursBatchedMicros(), r.anchor(), r.anchorMicros(), r.oursBytes1(),
+                        r.anchorBytes1(), r.oursBytes100(), r.anchorBytes100()));
             }
             md.append('\n');
         }
@@ -233,6 +239,16 @@ final class Report {
             }
             out.add(new String[] { "each script costs Redis ≤ its anchor per call",
                     dearer.isEmpty() ? "all within" : String.join("; ", dearer), mark(dearer.isEmpty()) });
+            List<String> dearerBatched = new ArrayList<>();
+            for (RedisCost.Row r : cost) {
+                if (r.oursBatchedMicros() > r.anchorMicros()) {
+                    dearerBatched.add(String.format(Locale.ROOT, "%s %.2f > %.2f µs", r.algorithm(), r.oursBatchedMicros(),
+                            r.anchorMicros()));
+                }
+            }
+            out.add(new String[] { "(beyond the issue) per decision when batched under load ≤ the anchor's per call",
+                    dearerBatched.isEmpty() ? "all within" : String.join("; ", dearerBatched),
+                    mark(dearerBatched.isEmpty()) });
             Map<String, Long> bytes = new LinkedHashMap<>();
             cost.stream().filter(r -> r.algorithm().equals("token-bucket") || r.algorithm().equals("gcra"))
                     .forEach(r -> bytes.put(r.algorithm(), r.oursBytes1()));
