@@ -3,6 +3,7 @@
 -- call). ARGV[1]: the number of calls; then, per call, its number of policies followed by its
 -- arguments as decide takes them. The keys are the calls' keys, in the same order.
 -- Reply: one reply per call, in order, each as decide gives it.
+batching = true
 local out = {}
 local k, a = 0, 1
 for c = 1, tonumber(ARGV[1]) do
@@ -11,4 +12,5 @@ for c = 1, tonumber(ARGV[1]) do
   k = k + n
   a = a + 3 + 6 * n
 end
+kv_flush()
 return out

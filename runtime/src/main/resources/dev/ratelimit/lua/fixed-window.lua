@@ -5,16 +5,16 @@
 -- keep it (KEEPTTL): the end of the window has not moved, and Redis is spared an expiry update.
 local function fixed_window_write(key, idx, count, cost, left)
   if count > 0 then
-    redis.call('SET', key, int(idx) .. ':' .. (count + cost), 'KEEPTTL')
+    kv_set(key, int(idx) .. ':' .. (count + cost))
   else
-    redis.call('SET', key, int(idx) .. ':' .. cost, 'PX', ttl_ms(left))
+    kv_set(key, int(idx) .. ':' .. cost, ttl_ms(left))
   end
 end
 
 A['fixed-window'] = function(key, limit, window, burst, cost, write)
   local idx = floor(now / window)
   local count = 0
-  local v = redis.call('GET', key)
+  local v = kv_get(key)
   if v then
     local sep = find(v, ':', 1, true)
     if sep and tonumber(sub(v, 1, sep - 1)) == idx then

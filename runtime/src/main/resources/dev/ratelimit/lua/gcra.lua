@@ -5,7 +5,7 @@ A['gcra'] = function(key, limit, window, burst, cost, write)
   local interval = window / limit
   local tolerance = burst * interval
   local tat = now
-  local v = redis.call('GET', key)
+  local v = kv_get(key)
   if v then tat = max(now, tonumber(v)) end
   -- units that could be admitted at once for a given TAT
   local function units(t)
@@ -24,10 +24,10 @@ A['gcra'] = function(key, limit, window, burst, cost, write)
     return 0, avail, allow_at - now, next_unit(tat), next_unit(tat), nil
   end
   if write then
-    redis.call('SET', key, fmt('%.17g', new_tat), 'PX', ttl_ms(new_tat - now))
+    kv_set(key, fmt('%.17g', new_tat), ttl_ms(new_tat - now))
     return 1, avail, 0, next_unit(new_tat), next_unit(tat), nil
   end
   return 1, avail, 0, next_unit(new_tat), next_unit(tat), function()
-    redis.call('SET', key, fmt('%.17g', new_tat), 'PX', ttl_ms(new_tat - now))
+    kv_set(key, fmt('%.17g', new_tat), ttl_ms(new_tat - now))
   end
 end

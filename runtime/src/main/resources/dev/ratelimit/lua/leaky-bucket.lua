@@ -5,7 +5,7 @@
 A['leaky-bucket'] = function(key, limit, window, burst, cost, write)
   local per_unit = window / limit
   local drained_at = now
-  local v = redis.call('GET', key)
+  local v = kv_get(key)
   if v then drained_at = max(now, tonumber(v)) end
   local level = (drained_at - now) / per_unit
   -- time until room for one more whole unit, from a given level
@@ -22,10 +22,10 @@ A['leaky-bucket'] = function(key, limit, window, burst, cost, write)
   local filled = level + cost
   local value, ttl = fmt('%.17g', drained_at + cost * per_unit), ttl_ms(filled * per_unit)
   if write then
-    redis.call('SET', key, value, 'PX', ttl)
+    kv_set(key, value, ttl)
     return 1, avail, 0, next_unit(filled), next_unit(level), nil
   end
   return 1, avail, 0, next_unit(filled), next_unit(level), function()
-    redis.call('SET', key, value, 'PX', ttl)
+    kv_set(key, value, ttl)
   end
 end

@@ -47,6 +47,56 @@ local function ms(us)
 end
 local ttl_ms = ms
 
+-- The string keys of the window and bucket algorithms are read and written through kv_get and kv_set.
+-- Alone, they are GET and SET. In a batch (batch.lua sets `batching`) a key is read from Redis once
+-- and written once: decisions of one run read what earlier ones wrote from `pending`, and the last
+-- value of every written key goes to Redis when the run ends (kv_flush). A run is atomic, so no other
+-- client can tell the difference, and a burst on one hot key costs Redis one GET and one SET per run
+-- instead of one per decision.
+local batching = false
+local pending = {}   -- key -> its value in this run (false: missing)
+local pending_ttl = {} -- key -> the TTL (ms) of its last write that set one; none: keep the key's
+local written = {}   -- keys written in this run: in order, and as a set
+local function kv_get(key)
+  if not batching then
+    return redis.call('GET', key)
+  end
+  local v = pending[key]
+  if v == nil then
+    v = redis.call('GET', key)
+    pending[key] = v
+  end
+  return v
+end
+-- Writes `value`; with `ttl` (ms) the key expires then, without it the key keeps its TTL.
+local function kv_set(key, value, ttl)
+  if not batching then
+    if ttl then
+      redis.call('SET', key, value, 'PX', ttl)
+    else
+      redis.call('SET', key, value, 'KEEPTTL')
+    end
+    return
+  end
+  if not written[key] then
+    written[#written + 1] = key
+    written[key] = true
+  end
+  pending[key] = value
+  if ttl then pending_ttl[key] = ttl end
+end
+local function kv_flush()
+  for i = 1, #written do
+    local key = written[i]
+    local ttl = pending_ttl[key]
+    if ttl then
+      redis.call('SET', key, pending[key], 'PX', ttl)
+    else
+      redis.call('SET', key, pending[key], 'KEEPTTL')
+    end
+  end
+end
+
 -- Floating-point state (tokens, levels, theoretical arrival times) is compared with this slack
 -- so that rounding never denies a unit that time has fully earned. It is far below one unit of
 -- any policy, so it cannot admit a unit that has not been earned.

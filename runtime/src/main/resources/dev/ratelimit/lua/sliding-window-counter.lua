@@ -6,9 +6,9 @@
 local function sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
   local value = int(idx) .. ':' .. prev .. ':' .. (cur + cost)
   if same_window then
-    redis.call('SET', key, value, 'KEEPTTL')
+    kv_set(key, value)
   else
-    redis.call('SET', key, value, 'PX', ttl_ms(ttl_us))
+    kv_set(key, value, ttl_ms(ttl_us))
   end
 end
 
@@ -27,7 +27,7 @@ A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
   local elapsed = now - idx * window
   local prev, cur = 0, 0
   local same_window = false
-  local v = redis.call('GET', key)
+  local v = kv_get(key)
   if v then
     local a, b, c = string.match(v, '^(%d+):(%d+):(%d+)$')
     local widx = tonumber(a)

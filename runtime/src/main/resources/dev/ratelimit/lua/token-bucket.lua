@@ -8,7 +8,7 @@ A['token-bucket'] = function(key, limit, window, burst, cost, write)
   -- an empty time this early means a full bucket; earlier ones earn nothing more
   local full = now - burst * per_token
   local empty_at = full
-  local v = redis.call('GET', key)
+  local v = kv_get(key)
   if v then empty_at = max(full, tonumber(v)) end
   local tokens = (now - empty_at) / per_token
   -- time until the next whole token, from a given fill
@@ -24,10 +24,10 @@ A['token-bucket'] = function(key, limit, window, burst, cost, write)
   local left = tokens - cost
   local value, ttl = fmt('%.17g', empty_at + cost * per_token), ttl_ms((burst - left) * per_token)
   if write then
-    redis.call('SET', key, value, 'PX', ttl)
+    kv_set(key, value, ttl)
     return 1, avail, 0, next_unit(left), next_unit(tokens), nil
   end
   return 1, avail, 0, next_unit(left), next_unit(tokens), function()
-    redis.call('SET', key, value, 'PX', ttl)
+    kv_set(key, value, ttl)
   end
 end

@@ -110,10 +110,12 @@ class BatchedDecisionsTest {
             RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
             long before = Engine.scriptCalls(admin);
-            List<long[]> actual = playBatched(batched, calls, now, Engine.newIdentity());
+            String batchedRun = Engine.newIdentity();
+            List<long[]> actual = playBatched(batched, calls, now, batchedRun);
             assertEquals(2, Engine.scriptCalls(admin) - before,
                     "the first call goes alone (nothing in flight), the " + (calls.size() - 1) + " others in one run");
             assertSameReplies(expected, actual);
+            assertSameState(admin, calls, aloneRun, batchedRun);
 
             // Redis forgets every script: the batch falls back to EVAL and still replies the same
             admin.call("SCRIPT", "FLUSH");
@@ -123,6 +125,45 @@ class BatchedDecisionsTest {
         } finally {
             alone.close();
             batching.close();
+        }
+    }
+
+    /**
+     * In a batch, a key is read once and written once, whatever the number of decisions on it: 16 decisions on one
+     * hot key (the first alone, 15 in one run) cost Redis two GETs and two SETs, and leave the state of 16 charges.
+     */
+    @Test
+    void aHotKeyIsReadAndWrittenOncePerBatch() throws Exception {
+        long now = Engine.BASE + 13 * Engine.S;
+        for (Algorithm a : List.of(Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW_COUNTER,
+                Algorithm.LEAKY_BUCKET, Algorithm.GCRA)) {
+            Policy p = Engine.policy("hot-" + a.configName(), a, 100, MINUTE, 100);
+            List<Call> calls = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                calls.add(Call.of(p, "hot", 1));
+            }
+            Redis client = Redis.createClient(vertx, options());
+            try (RespClient admin = RedisFixture.shared().client()) {
+                RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+                playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the scripts
+                long gets = Engine.calls(admin, "get"), sets = Engine.calls(admin, "set");
+                String run = Engine.newIdentity();
+                List<long[]> replies = playBatched(batched, calls, now, run);
+                assertEquals(2, Engine.calls(admin, "get") - gets, a + ": GETs, the lone call's and the batch's");
+                assertEquals(2, Engine.calls(admin, "set") - sets, a + ": SETs, the lone call's and the batch's");
+                for (int i = 0; i < 16; i++) {
+                    assertEquals(1, replies.get(i)[0], a + ": call " + i + " admitted");
+                    assertEquals(100 - 1 - i, Engine.remaining(replies.get(i), 0), a + ": remaining after call " + i);
+                }
+                // the state written once at the end of the run is the state of 16 charges
+                long[] next = batched.decide(new Policy[] { p }, keys(run, calls.get(0)), new long[] { 1 }, now, true)
+                        .await().atMost(Duration.ofSeconds(5));
+                assertEquals(100 - 16 - 1, Engine.remaining(next, 0), a + ": a dry run after the batch");
+                long ttl = admin.callLong("PTTL", keys(run, calls.get(0))[0]);
+                assertTrue(ttl > 0, a + ": the key expires (PTTL " + ttl + ")");
+            } finally {
+                client.close();
+            }
         }
     }
 
@@ -171,6 +212,26 @@ class BatchedDecisionsTest {
         for (int i = 0; i < expected.size(); i++) {
             assertArrayEquals(expected.get(i), actual.get(i), "reply to call " + i + ": expected " + Engine.show(expected.get(i))
                     + ", got " + Engine.show(actual.get(i)));
+        }
+    }
+
+    /** Every key a batched run left holds what the one-by-one run left, and both expire. */
+    private static void assertSameState(RespClient admin, List<Call> calls, String aloneRun, String batchedRun) {
+        for (Call c : calls) {
+            String[] alone = keys(aloneRun, c);
+            String[] batched = keys(batchedRun, c);
+            for (int i = 0; i < alone.length; i++) {
+                String type = (String) admin.call("TYPE", alone[i]);
+                assertEquals(type, admin.call("TYPE", batched[i]), batched[i]);
+                Object a = type.equals("zset") ? admin.call("ZRANGE", alone[i], "0", "-1", "WITHSCORES")
+                        : admin.call("GET", alone[i]);
+                Object b = type.equals("zset") ? admin.call("ZRANGE", batched[i], "0", "-1", "WITHSCORES")
+                        : admin.call("GET", batched[i]);
+                assertEquals(a, b, "state of " + batched[i] + " against " + alone[i]);
+                if (!type.equals("none")) {
+                    assertTrue(admin.callLong("PTTL", batched[i]) > 0, batched[i] + " expires");
+                }
+            }
         }
     }
 
