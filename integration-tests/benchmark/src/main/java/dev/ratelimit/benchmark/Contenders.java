@@ -129,6 +129,12 @@ final class Contenders {
                 }
                 return pooled.send(r).map(resp -> convert.apply(resp.getDelegate()));
             }
+
+            @Override
+            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
+                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
+                return execute(script, keys, args, convert); // one pooled send per call, never batched
+            }
         };
         RateLimitBackend backend = new dev.ratelimit.runtime.RedisBackend(perCall, scripts, false);
         Policy[] ps = { policy };

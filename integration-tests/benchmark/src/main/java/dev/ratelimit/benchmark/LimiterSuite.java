@@ -79,6 +79,7 @@ final class LimiterSuite {
                 .setMaxPoolSize(6).setMaxPoolWaiting(24));
         Redis pooledLarge = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
                 .setMaxPoolSize(64).setMaxPoolWaiting(1024));
+        java.util.Map<String, RedisBackend> shapes = new java.util.HashMap<>();
         for (int keys : new int[] { 1, settings.keys() }) {
             String keySet = keys == 1 ? "hot key" : String.format("%,d keys", keys);
             String[] ids = Contenders.identities(keys);
@@ -119,8 +120,9 @@ final class LimiterSuite {
                     for (int[] shape : SHAPES) {
                         String name = SHAPE + "max-batch " + shape[0] + ", " + shape[1] + " connections";
                         if (settings.measures(name) && concurrency == settings.concurrency().stream().mapToInt(i -> i).max().getAsInt()) {
-                            RedisBackend backend = new RedisBackend(new LuaScriptExecutor(pooledLarge, shape[0], shape[1]),
-                                    scripts, false);
+                            // one executor per shape for the whole run: an executor keeps its connections
+                            RedisBackend backend = shapes.computeIfAbsent(name, n -> new RedisBackend(
+                                    new LuaScriptExecutor(pooledLarge, shape[0], shape[1]), scripts, false));
                             rows.add(cell(keySet, keys, concurrency, name,
                                     Contenders.backend(backend, limiter.policies().get("token-bucket"), ids)));
                         }
