@@ -7,6 +7,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jboss.logging.Logger;
+
 /**
  * Ends the backend calls that outlive the timeout. Every call gets the same timeout, so calls expire in
  * the order they started: one queue in start order and one sweep per tick replace a timer per call
@@ -14,6 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A call expires between {@code timeout} and {@code timeout + tick} after it started.
  */
 final class CallTimeouts {
+
+    private static final Logger LOG = Logger.getLogger(CallTimeouts.class);
 
     /** A call being watched. */
     abstract static class Watched {
@@ -31,6 +35,8 @@ final class CallTimeouts {
     private final long timeoutNanos;
     private final long tickNanos;
     private final ScheduledExecutorService scheduler;
+    /** When the scheduled sweep should run (valid while {@code sweepScheduled}). */
+    private volatile long sweepDue;
 
     CallTimeouts(Duration timeout, ScheduledExecutorService scheduler) {
         this.timeoutNanos = timeout.toNanos();
@@ -42,13 +48,19 @@ final class CallTimeouts {
 
     /** Starts watching a call that starts now. */
     void watch(Watched call) {
-        call.deadline = System.nanoTime() + timeoutNanos;
+        long now = System.nanoTime();
+        call.deadline = now + timeoutNanos;
         started.add(call);
+        if (sweepScheduled.get() && now - sweepDue > timeoutNanos + 4 * tickNanos) {
+            // the scheduled sweep never ran (its executor refused it when it fell due): schedule another
+            sweepScheduled.set(false);
+        }
         scheduleSweep();
     }
 
     private void scheduleSweep() {
         if (sweepScheduled.compareAndSet(false, true)) {
+            sweepDue = System.nanoTime() + tickNanos;
             try {
                 scheduler.schedule(this::sweep, tickNanos, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
@@ -57,23 +69,48 @@ final class CallTimeouts {
         }
     }
 
-    /** Drops the finished calls at the head and expires the overdue ones; the only consumer of the queue. */
+    /**
+     * Drops the finished calls at the head and hands the overdue ones to the executor (their callers
+     * continue there, in parallel, and none can hold up the sweep); sweeps are the only consumers of the queue.
+     */
     private void sweep() {
-        long now = System.nanoTime();
-        Watched head;
-        while ((head = started.peek()) != null) {
-            boolean finished = head.finished();
-            if (!finished && head.deadline - now > 0) {
-                break; // the oldest running call is not due: none behind it is
+        try {
+            long now = System.nanoTime();
+            // a late sweep and the one scheduled in its place (see watch) take turns
+            synchronized (started) {
+                Watched head;
+                while ((head = started.peek()) != null) {
+                    boolean finished = head.finished();
+                    if (!finished && head.deadline - now > 0) {
+                        break; // the oldest running call is not due: none behind it is
+                    }
+                    started.poll();
+                    if (!finished) {
+                        expire(head);
+                    }
+                }
             }
-            started.poll();
-            if (!finished) {
-                head.expire();
+        } finally {
+            sweepScheduled.set(false);
+            if (!started.isEmpty()) {
+                scheduleSweep();
             }
         }
-        sweepScheduled.set(false);
-        if (!started.isEmpty()) {
-            scheduleSweep();
+    }
+
+    private void expire(Watched call) {
+        try {
+            scheduler.execute(() -> expireNow(call));
+        } catch (RejectedExecutionException e) {
+            expireNow(call);
+        }
+    }
+
+    private static void expireNow(Watched call) {
+        try {
+            call.expire();
+        } catch (RuntimeException | Error e) {
+            LOG.errorf(e, "Ending a rate-limit call at its timeout failed");
         }
     }
 }

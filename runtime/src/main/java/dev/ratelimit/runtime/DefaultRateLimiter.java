@@ -172,6 +172,9 @@ public class DefaultRateLimiter implements RateLimiter {
         public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
             RemoteCall call = new RemoteCall(this, downstream);
             downstream.onSubscribe(call);
+            if (call.finished()) {
+                return; // cancelled at once: no permit, no call
+            }
             RateLimitDecision immediate;
             try {
                 immediate = call.start();

@@ -26,6 +26,7 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
 import io.vertx.redis.client.impl.PooledRedisConnection;
 
 /**
@@ -128,7 +129,9 @@ public class LuaScriptExecutor {
      * Runs {@code script}, or, when Redis is busy, this call among others in one run of {@code batch}
      * (see the class comment). {@code batch} takes the number of calls, then per call its number of
      * keys and its arguments, with every call's keys in the same order, and replies an array of the
-     * replies {@code script} would have given; {@code convert} gets this call's.
+     * replies {@code script} would have given (an error element for a call that failed alone);
+     * {@code convert} gets this call's. Every batchable call of one executor must name the same
+     * {@code batch} script: a run is sent with its first call's.
      */
     public <T> Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
             Function<Response, T> convert) {
@@ -399,6 +402,9 @@ public class LuaScriptExecutor {
             Channel ch = executor.channel();
             Pending<T> p = new Pending<>(ch, this, subscriber);
             subscriber.onSubscribe(p);
+            if (p.done != 0) {
+                return; // cancelled at once: nothing to send
+            }
             if (batch != null) {
                 ch.submit(p);
             } else {
@@ -511,7 +517,18 @@ public class LuaScriptExecutor {
             if (ar.succeeded()) {
                 Response replies = ar.result();
                 for (int i = 0; i < calls.length; i++) {
-                    calls[i].succeed(replies.get(i));
+                    try {
+                        Response reply = replies.get(i);
+                        if (reply != null && reply.type() == ResponseType.ERROR) {
+                            // this call failed in Redis, alone: as it would outside a batch
+                            calls[i].fail(reply instanceof Throwable t ? t : new IllegalStateException(reply.toString()));
+                        } else {
+                            calls[i].succeed(reply);
+                        }
+                    } catch (RuntimeException e) {
+                        // a subscriber that throws must not keep the other callers of the run waiting
+                        LOG.errorf(e, "A rate-limit caller failed handling its decision");
+                    }
                 }
                 return;
             }
@@ -524,7 +541,11 @@ public class LuaScriptExecutor {
             }
             channel.check(failure);
             for (Pending<?> p : calls) {
-                p.fail(failure);
+                try {
+                    p.fail(failure);
+                } catch (RuntimeException e) {
+                    LOG.errorf(e, "A rate-limit caller failed handling a failed decision");
+                }
             }
         }
     }

@@ -167,6 +167,55 @@ class BatchedDecisionsTest {
         }
     }
 
+    /**
+     * A call that fails in Redis (here: its key holds a list, left by something else) fails alone, as it would
+     * outside a batch; the other calls of its run are decided and get the replies they would get one by one.
+     */
+    @Test
+    void aCallThatFailsInRedisFailsAlone() throws Exception {
+        long now = Engine.BASE + 17 * Engine.S;
+        List<Call> calls = scenario();
+        Redis alone = Redis.createClient(vertx, options());
+        Redis batching = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend oneByOne = new RedisBackend(new LuaScriptExecutor(alone), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
+            String aloneRun = Engine.newIdentity();
+            String batchedRun = Engine.newIdentity();
+            int broken = 8; // the bucket key of the three bucket+log calls (7, 8, 9) in the middle of the run
+            for (String run : List.of(aloneRun, batchedRun)) {
+                admin.call("RPUSH", keys(run, calls.get(broken))[0], "not a bucket");
+            }
+            List<Object> expected = new ArrayList<>();
+            for (Call c : calls) {
+                try {
+                    expected.add(oneByOne.decide(c.policies(), keys(aloneRun, c), c.costs(), now, c.dryRun())
+                            .await().atMost(Duration.ofSeconds(5)));
+                } catch (RuntimeException e) {
+                    expected.add(e);
+                }
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                assertEquals(i >= 7 && i <= 9, expected.get(i) instanceof RuntimeException,
+                        "alone, exactly the calls on the list fail; call " + i + ": " + expected.get(i));
+            }
+            playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the scripts
+            List<Object> actual = playBatchedOutcomes(batched, calls, now, batchedRun);
+            for (int i = 0; i < calls.size(); i++) {
+                if (expected.get(i) instanceof RuntimeException) {
+                    assertTrue(actual.get(i) instanceof Throwable, "in a batch, call " + i + " fails too: " + actual.get(i));
+                    assertTrue(String.valueOf(actual.get(i)).contains("WRONGTYPE"), String.valueOf(actual.get(i)));
+                } else {
+                    assertTrue(actual.get(i) instanceof long[], "call " + i + " decided: " + actual.get(i));
+                    assertArrayEquals((long[]) expected.get(i), (long[]) actual.get(i), "reply to call " + i);
+                }
+            }
+        } finally {
+            alone.close();
+            batching.close();
+        }
+    }
+
     @Test
     void batchingCanBeTurnedOff() throws Exception {
         long now = Engine.BASE + 11 * Engine.S;
@@ -203,6 +252,27 @@ class BatchedDecisionsTest {
         List<long[]> out = new ArrayList<>();
         for (CompletableFuture<long[]> r : replies) {
             out.add(r.get(10, TimeUnit.SECONDS));
+        }
+        return out;
+    }
+
+    /** Like {@link #playBatched}, keeping each call's reply or failure. */
+    private List<Object> playBatchedOutcomes(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
+        List<CompletableFuture<Object>> outcomes = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            outcomes.add(new CompletableFuture<>());
+        }
+        vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
+            for (int i = 0; i < calls.size(); i++) {
+                Call c = calls.get(i);
+                CompletableFuture<Object> outcome = outcomes.get(i);
+                backend.decide(c.policies(), keys(run, c), c.costs(), now, c.dryRun()).subscribe()
+                        .with(outcome::complete, outcome::complete);
+            }
+        });
+        List<Object> out = new ArrayList<>();
+        for (CompletableFuture<Object> o : outcomes) {
+            out.add(o.get(10, TimeUnit.SECONDS));
         }
         return out;
     }

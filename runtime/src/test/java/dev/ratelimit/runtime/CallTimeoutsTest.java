@@ -1,0 +1,112 @@
+package dev.ratelimit.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared timeout sweep ends every overdue call, whatever happens to one of them: a call whose expiry throws does
+ * not stop the others or the later ones, finished calls are never expired, and a sweep that never ran (its executor
+ * dropped it) is replaced by the next call.
+ */
+class CallTimeoutsTest {
+
+    private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(2);
+
+    @AfterEach
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    /** A call that records its expiry, and may throw from it. */
+    static final class Call extends CallTimeouts.Watched {
+        final AtomicBoolean finished = new AtomicBoolean();
+        final CountDownLatch expired = new CountDownLatch(1);
+        final AtomicInteger expiries = new AtomicInteger();
+        final boolean throwing;
+        volatile long expiredAt;
+
+        Call(boolean throwing) {
+            this.throwing = throwing;
+        }
+
+        @Override
+        boolean finished() {
+            return finished.get();
+        }
+
+        @Override
+        void expire() {
+            expiries.incrementAndGet();
+            expiredAt = System.nanoTime();
+            expired.countDown();
+            if (throwing) {
+                throw new IllegalStateException("a caller that fails at its timeout");
+            }
+        }
+    }
+
+    @Test
+    void everyOverdueCallExpiresEvenWhenOneThrows() throws Exception {
+        CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(100), scheduler);
+        Call throwing = new Call(true);
+        Call answered = new Call(false);
+        Call overdue = new Call(false);
+        long start = System.nanoTime();
+        timeouts.watch(throwing);
+        timeouts.watch(answered);
+        timeouts.watch(overdue);
+        answered.finished.set(true); // answered before its timeout
+        assertTrue(throwing.expired.await(2, TimeUnit.SECONDS), "the throwing call expired");
+        assertTrue(overdue.expired.await(2, TimeUnit.SECONDS), "the call behind it expired too");
+        long waited = TimeUnit.NANOSECONDS.toMillis(overdue.expiredAt - start);
+        assertTrue(waited >= 100 && waited < 1000, "expired after " + waited + " ms, timeout 100 ms");
+
+        // and the sweep still works for calls started afterwards
+        Call later = new Call(false);
+        timeouts.watch(later);
+        assertTrue(later.expired.await(2, TimeUnit.SECONDS), "a later call expired");
+        Thread.sleep(200);
+        assertEquals(0, answered.expiries.get(), "an answered call is never expired");
+        assertEquals(1, overdue.expiries.get(), "expired once");
+    }
+
+    @Test
+    void aSweepThatNeverRanIsReplacedByTheNextCall() throws Exception {
+        AtomicInteger dropped = new AtomicInteger();
+        // an executor that accepts the first sweep and never runs it, as one that refuses a task when it falls due
+        ScheduledThreadPoolExecutor losing = new ScheduledThreadPoolExecutor(1) {
+            @Override
+            public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+                if (dropped.getAndIncrement() == 0) {
+                    return super.schedule(() -> {
+                    }, delay, unit);
+                }
+                return super.schedule(command, delay, unit);
+            }
+        };
+        try {
+            CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(50), losing);
+            Call first = new Call(false);
+            timeouts.watch(first);
+            Thread.sleep(400); // well past timeout + 4 ticks: the lost sweep is overdue
+            assertEquals(1, first.expired.getCount(), "nothing swept yet: the only sweep was lost");
+            Call next = new Call(false);
+            timeouts.watch(next);
+            assertTrue(first.expired.await(2, TimeUnit.SECONDS), "the next call's sweep expired the first call");
+            assertTrue(next.expired.await(2, TimeUnit.SECONDS), "and the next one at its own timeout");
+        } finally {
+            losing.shutdownNow();
+        }
+    }
+}
