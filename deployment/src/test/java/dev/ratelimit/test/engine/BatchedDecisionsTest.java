@@ -237,26 +237,17 @@ class BatchedDecisionsTest {
      * gathered behind it and sent together when the task ends.
      */
     private List<long[]> playBatched(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
-        List<CompletableFuture<long[]>> replies = new ArrayList<>();
-        for (int i = 0; i < calls.size(); i++) {
-            replies.add(new CompletableFuture<>());
-        }
-        vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
-            for (int i = 0; i < calls.size(); i++) {
-                Call c = calls.get(i);
-                CompletableFuture<long[]> reply = replies.get(i);
-                backend.decide(c.policies(), keys(run, c), c.costs(), now, c.dryRun()).subscribe()
-                        .with(reply::complete, reply::completeExceptionally);
-            }
-        });
         List<long[]> out = new ArrayList<>();
-        for (CompletableFuture<long[]> r : replies) {
-            out.add(r.get(10, TimeUnit.SECONDS));
+        for (Object outcome : playBatchedOutcomes(backend, calls, now, run)) {
+            if (outcome instanceof Throwable t) {
+                throw new AssertionError("a batched call failed", t);
+            }
+            out.add((long[]) outcome);
         }
         return out;
     }
 
-    /** Like {@link #playBatched}, keeping each call's reply or failure. */
+    /** Each call's reply or failure, in order (see {@link #playBatched}). */
     private List<Object> playBatchedOutcomes(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
         List<CompletableFuture<Object>> outcomes = new ArrayList<>();
         for (int i = 0; i < calls.size(); i++) {
