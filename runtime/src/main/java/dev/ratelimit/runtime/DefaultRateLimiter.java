@@ -192,7 +192,6 @@ public class DefaultRateLimiter implements RateLimiter {
 
     /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
     private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<long[]>, UniSubscription {
-        @SuppressWarnings("rawtypes")
         private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
                 .newUpdater(RemoteCall.class, "done");
 

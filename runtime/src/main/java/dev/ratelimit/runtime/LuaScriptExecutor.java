@@ -122,12 +122,12 @@ public class LuaScriptExecutor {
      * {@code convert} must not fail for the replies the script gives.
      */
     public <T> Uni<T> execute(LuaScript script, String[] keys, String[] args, Function<Response, T> convert) {
-        return new ScriptCall<>(this, script, null, keys, args == null ? NONE : args, convert);
+        return execute(script, null, keys, args, convert);
     }
 
     /**
      * Runs {@code script}, or, when Redis is busy, this call among others in one run of {@code batch}
-     * (see the class comment). {@code batch} takes the number of calls, then per call its number of
+     * (see the class comment); with a null {@code batch}, always alone. {@code batch} takes the number of calls, then per call its number of
      * keys and its arguments, with every call's keys in the same order, and replies an array of the
      * replies {@code script} would have given (an error element for a call that failed alone);
      * {@code convert} gets this call's. Every batchable call of one executor must name the same
@@ -408,7 +408,7 @@ public class LuaScriptExecutor {
             if (batch != null) {
                 ch.submit(p);
             } else {
-                ch.send(request(Command.EVALSHA, script.sha(), keys, args), p);
+                ch.sendAlone(p);
             }
         }
     }

@@ -87,8 +87,7 @@ public class RedisBackend implements RateLimitBackend {
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return batch == null ? executor.execute(script, keys, args, RedisBackend::toLongs)
-                : executor.execute(script, batch, keys, args, RedisBackend::toLongs);
+        return executor.execute(script, batch, keys, args, RedisBackend::toLongs);
     }
 
     /** Small costs as strings, so the common cost of 1 formats nothing. */

@@ -117,7 +117,7 @@ final class Contenders {
             String[] identities) {
         LuaScriptExecutor perCall = new LuaScriptExecutor(pooled) {
             @Override
-            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, String[] keys, String[] args,
+            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
                     java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
                 io.vertx.mutiny.redis.client.Request r = io.vertx.mutiny.redis.client.Request
                         .cmd(io.vertx.mutiny.redis.client.Command.EVALSHA).arg(script.sha()).arg(keys.length);
@@ -128,12 +128,6 @@ final class Contenders {
                     r.arg(a);
                 }
                 return pooled.send(r).map(resp -> convert.apply(resp.getDelegate()));
-            }
-
-            @Override
-            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
-                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
-                return execute(script, keys, args, convert); // one pooled send per call, never batched
             }
         };
         RateLimitBackend backend = new dev.ratelimit.runtime.RedisBackend(perCall, scripts, false);

@@ -146,17 +146,11 @@ final class RedisCost {
         String[][] args = new String[1][];
         LuaScriptExecutor capturing = new LuaScriptExecutor(redis) {
             @Override
-            public <T> Uni<T> execute(LuaScript s, String[] k, String[] a,
+            public <T> Uni<T> execute(LuaScript s, LuaScript batch, String[] k, String[] a,
                     java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
                 script[0] = s;
                 args[0] = a;
                 return Uni.createFrom().nothing();
-            }
-
-            @Override
-            public <T> Uni<T> execute(LuaScript s, LuaScript batch, String[] k, String[] a,
-                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
-                return execute(s, k, a, convert);
             }
         };
         new RedisBackend(capturing, scripts, false)
