@@ -85,7 +85,12 @@ local function kv_set(key, value, ttl)
   pending[key] = value
   if ttl then pending_ttl[key] = ttl end
 end
+-- What else a run must write when it ends (an algorithm keeping its own state per run adds to it).
+local flush_hooks = {}
 local function kv_flush()
+  for i = 1, #flush_hooks do
+    flush_hooks[i]()
+  end
   for i = 1, #written do
     local key = written[i]
     local ttl = pending_ttl[key]

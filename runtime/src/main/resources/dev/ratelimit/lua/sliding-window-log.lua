@@ -1,45 +1,115 @@
 -- sliding-window-log: a sorted set of admitted requests scored by their time. At most `limit`
 -- entries in any interval of length `window`; only admitted requests are logged, so the set never
 -- holds more than `limit` members.
-local function sliding_log_write(key, window, count, cost)
+-- Adds `cost` members scored `stamp` after `count` existing ones to `args` from index i (ZADD's
+-- score/member pairs); members are unique: the time plus the set's size at insertion, which only
+-- grows at a given time.
+local function log_members(args, i, stamp, count, cost)
+  for j = 1, cost do
+    args[i] = stamp
+    args[i + 1] = stamp .. ':' .. (count + j)
+    i = i + 2
+  end
+  return i
+end
+
+-- ZADD of score/member pairs, in slices: unpack (and a Lua call) takes a bounded number of values.
+local function log_add(key, args)
+  local n = #args
+  for i = 1, n, 1000 do
+    redis.call('ZADD', key, unpack(args, i, math.min(i + 999, n)))
+  end
+end
+
+-- In a batch (see kv_get in the prelude) a log is trimmed and read once per run and written once
+-- when the run ends: later decisions of the run on one key take its size and oldest entry from
+-- `logs`, and their entries wait in `args` for one ZADD. A decision at another instant than the
+-- key's record (explicit times, in tests) writes what waits and reads the key afresh.
+local logs = {}     -- key -> { at = instant, stored = members in Redis, oldest = score of the
+                    --          oldest of them (nil: none), args = waiting ZADD pairs, ttl = ms }
+local log_keys = {} -- keys with a record, in order
+local function log_write_pending(key, log)
+  if #log.args > 0 then
+    log_add(key, log.args)
+    redis.call('PEXPIRE', key, log.ttl)
+  end
+end
+flush_hooks[#flush_hooks + 1] = function()
+  for i = 1, #log_keys do
+    local key = log_keys[i]
+    log_write_pending(key, logs[key])
+  end
+end
+
+-- The log of `key` at `now`: its size, the score of its oldest entry (nil when empty), and in a
+-- batch the run's record of it.
+local function log_read(key, window)
+  local log
+  if batching then
+    log = logs[key]
+    if log and log.at == now then
+      local count = log.stored + #log.args / 2
+      if log.oldest then return count, log.oldest, log end
+      if count > 0 then return count, now, log end
+      return 0, nil, log
+    end
+    if log then log_write_pending(key, log) end
+  end
+  -- an entry logged at s counts while now - s < window
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
+  local count = redis.call('ZCARD', key)
+  local oldest
+  if count > 0 then oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
+  if batching then
+    if not log then log_keys[#log_keys + 1] = key end
+    log = { at = now, stored = count, oldest = oldest, args = {}, ttl = 0 }
+    logs[key] = log
+  end
+  return count, oldest, log
+end
+
+-- The score of the entry of the given rank (0: the oldest) in a log of at least rank + 1 entries.
+local function log_score(key, log, rank, oldest)
+  if rank == 0 then return oldest end
+  -- entries waiting in the run are the newest, all at the run's instant
+  if log and rank >= log.stored then return now end
+  return tonumber(redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')[2])
+end
+
+local function sliding_log_write(key, window, count, cost, log)
   local stamp = int(now)
-  -- members are unique: the time plus the set's size at insertion, which only grows at a given time
+  if log then
+    log_members(log.args, #log.args + 1, stamp, count, cost)
+    log.ttl = ttl_ms(window)
+    return
+  end
   if cost == 1 then
     redis.call('ZADD', key, stamp, stamp .. ':' .. (count + 1))
   else
     local args = {}
-    for i = 1, cost do
-      args[2 * i - 1] = stamp
-      args[2 * i] = stamp .. ':' .. (count + i)
-    end
-    redis.call('ZADD', key, unpack(args))
+    log_members(args, 1, stamp, count, cost)
+    log_add(key, args)
   end
   redis.call('PEXPIRE', key, ttl_ms(window))
 end
 
 A['sliding-window-log'] = function(key, limit, window, burst, cost, write)
-  -- an entry logged at s counts while now - s < window
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
-  local count = redis.call('ZCARD', key)
+  local count, oldest, log = log_read(key, window)
   local reset_now = 0
-  if count > 0 then
-    local e = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    reset_now = tonumber(e[2]) + window - now
-  end
+  if count > 0 then reset_now = oldest + window - now end
   if cost > limit then return 0, limit - count, -1, reset_now, reset_now, nil end
   if count + cost > limit then
     -- admitted once the (count + cost - limit) oldest entries have left the window
     local rank = count + cost - limit - 1
-    local e = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
-    return 0, limit - count, tonumber(e[2]) + window - now, reset_now, reset_now, nil
+    return 0, limit - count, log_score(key, log, rank, oldest) + window - now, reset_now, reset_now, nil
   end
   local reset = window
   if count > 0 then reset = reset_now end
   if write then
-    sliding_log_write(key, window, count, cost)
+    sliding_log_write(key, window, count, cost, log)
     return 1, limit - count, 0, reset, reset_now, nil
   end
   return 1, limit - count, 0, reset, reset_now, function()
-    sliding_log_write(key, window, count, cost)
+    sliding_log_write(key, window, count, cost, log)
   end
 end

@@ -51,10 +51,21 @@ class BatchedDecisionsTest {
     @Inject
     LuaScriptRegistry scripts;
 
-    /** One call of the scenario: its policies, their key names (resolved per run), costs, and whether it is a dry run. */
-    record Call(Policy[] policies, String[] keyNames, long[] costs, boolean dryRun) {
+    /**
+     * One call of the scenario: its policies, their key names (resolved per run), costs, whether it is a dry run, and
+     * when it is made, in microseconds after the scenario's instant.
+     */
+    record Call(Policy[] policies, String[] keyNames, long[] costs, boolean dryRun, long later) {
+        Call(Policy[] policies, String[] keyNames, long[] costs, boolean dryRun) {
+            this(policies, keyNames, costs, dryRun, 0);
+        }
+
         static Call of(Policy p, String keyName, long cost) {
             return new Call(new Policy[] { p }, new String[] { keyName }, new long[] { cost }, false);
+        }
+
+        static Call at(long later, Policy p, String keyName, long cost) {
+            return new Call(new Policy[] { p }, new String[] { keyName }, new long[] { cost }, false, later);
         }
     }
 
@@ -95,12 +106,8 @@ class BatchedDecisionsTest {
         Redis batching = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             RedisBackend oneByOne = new RedisBackend(new LuaScriptExecutor(alone), scripts, false);
-            List<long[]> expected = new ArrayList<>();
             String aloneRun = Engine.newIdentity();
-            for (Call c : calls) {
-                expected.add(oneByOne.decide(c.policies(), keys(aloneRun, c), c.costs(), now, c.dryRun())
-                        .await().atMost(Duration.ofSeconds(5)));
-            }
+            List<long[]> expected = playOneByOne(oneByOne, calls, now, aloneRun);
             // sanity: the scenario does deny, all-or-nothing and shadow as the comments say
             assertEquals(0, expected.get(3)[0], "fourth call on a limit of 3");
             assertEquals(0, expected.get(9)[0], "third bucket+log call");
@@ -129,14 +136,66 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * The sliding log keeps its state per run too (size, oldest entry, entries waiting for one ZADD): calls at several
+     * instants in one run, going back and forth (each change of instant writes what waits and reads the log afresh),
+     * denials whose wait comes from the oldest entry, from an entry stored before the run and from an entry waiting
+     * in the run, entries leaving the window, and a cost of 4,500 entries (more than one ZADD can take) get the
+     * replies and leave the state of the same calls made one by one.
+     */
+    @Test
+    void aLogAcrossInstantsInOneRunMatchesOneByOne() throws Exception {
+        long now = Engine.BASE + 19 * Engine.S;
+        long s = Engine.S;
+        Policy log = Engine.policy("log-instants", Algorithm.SLIDING_WINDOW_LOG, 4, Duration.ofSeconds(10), 4);
+        Policy large = Engine.policy("log-large", Algorithm.SLIDING_WINDOW_LOG, 6000, MINUTE, 6000);
+        List<Call> calls = List.of(
+                Call.at(0, log, "a", 1), // 1 entry, at 0
+                Call.at(0, log, "a", 1), // 2 at 0
+                Call.at(s, log, "a", 1), // another instant: 3
+                Call.at(s, log, "a", 1), // 4
+                Call.at(s, log, "a", 2), // denied: waits for the second oldest (stored before this instant)
+                Call.at(s, log, "a", 1), // denied: waits for the oldest
+                Call.at(0, log, "a", 1), // back to the first instant, still full
+                Call.at(10 * s + s / 2, log, "a", 1), // the two entries at 0 have left: 3
+                Call.at(10 * s + s / 2, log, "a", 4), // denied: waits for the third oldest, waiting in this run
+                Call.at(10 * s + s / 2, log, "a", 5), // above the limit: never
+                new Call(new Policy[] { log }, new String[] { "a" }, new long[] { 1 }, true, 10 * s + s / 2), // dry: 4
+                Call.at(10 * s + s / 2, log, "a", 1), // 4
+                Call.at(0, large, "b", 4500), // more entries than one ZADD takes
+                Call.at(0, large, "b", 1500), // exactly full
+                Call.at(0, large, "b", 1)); // denied
+        Redis alone = Redis.createClient(vertx, options());
+        Redis batching = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            String aloneRun = Engine.newIdentity();
+            List<long[]> expected = playOneByOne(new RedisBackend(new LuaScriptExecutor(alone), scripts, false),
+                    calls, now, aloneRun);
+            assertEquals(List.of(1L, 1L, 1L, 1L, 0L, 0L, 0L, 1L, 0L, 0L, 1L, 1L, 1L, 1L, 0L),
+                    expected.stream().map(r -> r[0]).toList(), "the scenario admits and denies as its comments say");
+            assertEquals(-1, Engine.retryMs(expected.get(9), 0), "cost above the limit: never");
+
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
+            playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
+            long before = Engine.scriptCalls(admin);
+            String batchedRun = Engine.newIdentity();
+            assertSameReplies(expected, playBatched(batched, calls, now, batchedRun));
+            assertEquals(2, Engine.scriptCalls(admin) - before, "one lone call and one run");
+            assertSameState(admin, calls, aloneRun, batchedRun);
+        } finally {
+            alone.close();
+            batching.close();
+        }
+    }
+
+    /**
      * In a batch, a key is read once and written once, whatever the number of decisions on it: 16 decisions on one
-     * hot key (the first alone, 15 in one run) cost Redis two GETs and two SETs, and leave the state of 16 charges.
+     * hot key (the first alone, 15 in one run) cost Redis two reads and two writes (GET and SET; for the sliding log,
+     * one trim, size, oldest entry, ZADD and PEXPIRE each), and leave the state of 16 charges.
      */
     @Test
     void aHotKeyIsReadAndWrittenOncePerBatch() throws Exception {
         long now = Engine.BASE + 13 * Engine.S;
-        for (Algorithm a : List.of(Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW_COUNTER,
-                Algorithm.LEAKY_BUCKET, Algorithm.GCRA)) {
+        for (Algorithm a : Algorithm.values()) {
             Policy p = Engine.policy("hot-" + a.configName(), a, 100, MINUTE, 100);
             List<Call> calls = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
@@ -146,11 +205,18 @@ class BatchedDecisionsTest {
             try (RespClient admin = RedisFixture.shared().client()) {
                 RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
                 playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the scripts
-                long gets = Engine.calls(admin, "get"), sets = Engine.calls(admin, "set");
+                List<String> commands = a == Algorithm.SLIDING_WINDOW_LOG
+                        ? List.of("zremrangebyscore", "zcard", "zrange", "zadd", "pexpire")
+                        : List.of("get", "set");
+                long[] counts = commands.stream().mapToLong(c -> Engine.calls(admin, c)).toArray();
                 String run = Engine.newIdentity();
                 List<long[]> replies = playBatched(batched, calls, now, run);
-                assertEquals(2, Engine.calls(admin, "get") - gets, a + ": GETs, the lone call's and the batch's");
-                assertEquals(2, Engine.calls(admin, "set") - sets, a + ": SETs, the lone call's and the batch's");
+                for (int c = 0; c < commands.size(); c++) {
+                    // the log's first call finds it empty: no oldest entry to read
+                    long once = commands.get(c).equals("zrange") ? 1 : 2;
+                    assertEquals(once, Engine.calls(admin, commands.get(c)) - counts[c],
+                            a + ": " + commands.get(c) + " calls, the lone call's and the batch's");
+                }
                 for (int i = 0; i < 16; i++) {
                     assertEquals(1, replies.get(i)[0], a + ": call " + i + " admitted");
                     assertEquals(100 - 1 - i, Engine.remaining(replies.get(i), 0), a + ": remaining after call " + i);
@@ -232,6 +298,15 @@ class BatchedDecisionsTest {
         }
     }
 
+    private static List<long[]> playOneByOne(RedisBackend backend, List<Call> calls, long now, String run) {
+        List<long[]> out = new ArrayList<>();
+        for (Call c : calls) {
+            out.add(backend.decide(c.policies(), keys(run, c), c.costs(), now + c.later(), c.dryRun())
+                    .await().atMost(Duration.ofSeconds(5)));
+        }
+        return out;
+    }
+
     /**
      * Makes every call from one event-loop task: the first finds nothing in flight and goes alone, the others are
      * gathered behind it and sent together when the task ends.
@@ -257,7 +332,7 @@ class BatchedDecisionsTest {
             for (int i = 0; i < calls.size(); i++) {
                 Call c = calls.get(i);
                 CompletableFuture<Object> outcome = outcomes.get(i);
-                backend.decide(c.policies(), keys(run, c), c.costs(), now, c.dryRun()).subscribe()
+                backend.decide(c.policies(), keys(run, c), c.costs(), now + c.later(), c.dryRun()).subscribe()
                         .with(outcome::complete, outcome::complete);
             }
         });
