@@ -1,6 +1,7 @@
 -- sliding-window-log: a sorted set of admitted requests scored by their time. At most `limit`
 -- entries in any interval of length `window`; only admitted requests are logged, so the set never
 -- holds more than `limit` members.
+
 -- Adds `cost` members scored `stamp` after `count` existing ones to `args` from index i (ZADD's
 -- score/member pairs); members are unique: the time plus the set's size at insertion, which only
 -- grows at a given time.
@@ -21,23 +22,26 @@ local function log_add(key, args)
   end
 end
 
--- In a batch (see kv_get in the prelude) a log is trimmed and read once per run and written once
--- when the run ends: later decisions of the run on one key take its size and oldest entry from
--- `logs`, and their entries wait in `args` for one ZADD. A decision at another instant than the
--- key's record (explicit times, in tests) writes what waits and reads the key afresh.
-local logs = {}     -- key -> { at = instant, stored = members in Redis, oldest = score of the
-                    --          oldest of them (nil: none), args = waiting ZADD pairs, ttl = ms }
-local log_keys = {} -- keys with a record, in order
-local function log_write_pending(key, log)
-  if #log.args > 0 then
+-- In a batch (see kv_get in the prelude) a log is trimmed and read once per run: later decisions
+-- of the run on one key take its size and oldest entry from `logs`. The first entries a run adds
+-- to a key go to Redis at once (most keys of a run see one decision); later ones wait in the
+-- record for one ZADD when the run ends. A decision at another instant than the key's record
+-- (explicit times, in tests) writes what waits and reads the key afresh.
+local logs = {}     -- key -> { at = instant, count = entries, stored = those in Redis, oldest =
+                    --          score of the oldest (false: none), written = the run added to it, args =
+                    --          waiting ZADD pairs (false: none), ttl = ms for PEXPIRE }
+local waiting = {}  -- keys with entries waiting, in order
+local function log_write_waiting(key, log)
+  if log.args then
     log_add(key, log.args)
     redis.call('PEXPIRE', key, log.ttl)
+    log.args = false
   end
 end
 flush_hooks[#flush_hooks + 1] = function()
-  for i = 1, #log_keys do
-    local key = log_keys[i]
-    log_write_pending(key, logs[key])
+  for i = 1, #waiting do
+    local key = waiting[i]
+    log_write_waiting(key, logs[key])
   end
 end
 
@@ -48,12 +52,9 @@ local function log_read(key, window)
   if batching then
     log = logs[key]
     if log and log.at == now then
-      local count = log.stored + #log.args / 2
-      if log.oldest then return count, log.oldest, log end
-      if count > 0 then return count, now, log end
-      return 0, nil, log
+      return log.count, log.oldest or nil, log
     end
-    if log then log_write_pending(key, log) end
+    if log then log_write_waiting(key, log) end
   end
   -- an entry logged at s counts while now - s < window
   redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
@@ -61,8 +62,9 @@ local function log_read(key, window)
   local oldest
   if count > 0 then oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
   if batching then
-    if not log then log_keys[#log_keys + 1] = key end
-    log = { at = now, stored = count, oldest = oldest, args = {}, ttl = 0 }
+    -- every field set here (false for none), so that the table is built at its final size
+    log = { at = now, count = count, stored = count, oldest = oldest or false, written = false,
+            args = false, ttl = 0 }
     logs[key] = log
   end
   return count, oldest, log
@@ -79,9 +81,20 @@ end
 local function sliding_log_write(key, window, count, cost, log)
   local stamp = int(now)
   if log then
-    log_members(log.args, #log.args + 1, stamp, count, cost)
-    log.ttl = ttl_ms(window)
-    return
+    if not log.oldest then log.oldest = now end
+    log.count = count + cost
+    if log.written then
+      -- the key was written in this run already: wait for the end of the run
+      if not log.args then
+        log.args = {}
+        waiting[#waiting + 1] = key
+      end
+      log_members(log.args, #log.args + 1, stamp, count, cost)
+      log.ttl = ttl_ms(window)
+      return
+    end
+    log.written = true
+    log.stored = count + cost
   end
   if cost == 1 then
     redis.call('ZADD', key, stamp, stamp .. ':' .. (count + 1))
