@@ -48,7 +48,11 @@ final class CallTimeouts {
 
     /** Starts watching a call that starts now. */
     void watch(Watched call) {
-        long now = System.nanoTime();
+        watch(call, System.nanoTime());
+    }
+
+    /** Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it. */
+    void watch(Watched call, long now) {
         call.deadline = now + timeoutNanos;
         started.add(call);
         if (sweepScheduled.get() && now - sweepDue > timeoutNanos + 4 * tickNanos) {

@@ -130,7 +130,11 @@ public final class CircuitBreaker {
 
     /** A permitted call succeeded. */
     public void onSuccess(int permit) {
-        long now = nanoClock.getAsLong();
+        onSuccess(permit, nanoClock.getAsLong());
+    }
+
+    /** A permitted call succeeded; {@code now} is the time on this breaker's clock, read by the caller. */
+    public void onSuccess(int permit, long now) {
         if (now - lastSuccessAt > SUCCESS_STAMP_RESOLUTION_NANOS) {
             lastSuccessAt = now;
         }

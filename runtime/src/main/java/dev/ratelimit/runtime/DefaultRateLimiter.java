@@ -117,6 +117,16 @@ public class DefaultRateLimiter implements RateLimiter {
         return decision.source() == Source.FAILED_CLOSED ? failClosedStatus : 429;
     }
 
+    /** One check, without the list the interface's default wraps around it. */
+    @Override
+    public Uni<RateLimitDecision> check(String policy, String key, int cost) {
+        Policy[] ps = new Policy[1];
+        String[] keys = new String[1];
+        long[] costs = new long[1];
+        resolve(new RateLimitCheck(policy, key, cost), ps, keys, costs, 0);
+        return decide(ps, keys, costs);
+    }
+
     @Override
     public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
         int n = checks.size();
@@ -127,17 +137,25 @@ public class DefaultRateLimiter implements RateLimiter {
         String[] keys = new String[n];
         long[] costs = new long[n];
         for (int i = 0; i < n; i++) {
-            RateLimitCheck c = checks.get(i);
-            Policy p = policies.get(c.policy());
-            if (c.cost() > p.capacity()) {
-                throw new IllegalArgumentException("cost " + c.cost() + " can never be admitted by policy '" + p.name()
-                        + "', whose capacity is " + p.capacity() + "; lower the cost or raise "
-                        + PolicyValidator.property(p.name(), p.algorithm().usesBurst() ? "burst" : "limit"));
-            }
-            ps[i] = p;
-            keys[i] = RedisKeys.key(keyPrefix, p.name(), c.key());
-            costs[i] = c.cost();
+            resolve(checks.get(i), ps, keys, costs, i);
         }
+        return decide(ps, keys, costs);
+    }
+
+    /** Puts the policy, key and cost of check {@code c} at index {@code i}, or says why it can never be decided. */
+    private void resolve(RateLimitCheck c, Policy[] ps, String[] keys, long[] costs, int i) {
+        Policy p = policies.get(c.policy());
+        if (c.cost() > p.capacity()) {
+            throw new IllegalArgumentException("cost " + c.cost() + " can never be admitted by policy '" + p.name()
+                    + "', whose capacity is " + p.capacity() + "; lower the cost or raise "
+                    + PolicyValidator.property(p.name(), p.algorithm().usesBurst() ? "burst" : "limit"));
+        }
+        ps[i] = p;
+        keys[i] = RedisKeys.key(keyPrefix, p.name(), c.key());
+        costs[i] = c.cost();
+    }
+
+    private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
         if (backend == local) {
             return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
                     .map(r -> counted(ps, decision(ps, r, Source.LOCAL)));
@@ -222,7 +240,7 @@ public class DefaultRateLimiter implements RateLimiter {
                 return failureDecision(ps, request.keys, request.costs, null);
             }
             sentAt = System.nanoTime();
-            timeouts.watch(this);
+            timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
             AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false),
                     this);
             return null;
@@ -294,7 +312,11 @@ public class DefaultRateLimiter implements RateLimiter {
         /** The decision for a reply, or for a failure (the failure mode's). */
         private RateLimitDecision decide(long[] reply, Throwable error) {
             Policy[] ps = request.ps;
-            metrics.backendLatency(System.nanoTime() - sentAt);
+            // one clock read for the latency and the breaker (none when neither wants it)
+            long now = metrics != RateLimitMetrics.NONE || breaker != null ? System.nanoTime() : 0;
+            if (metrics != RateLimitMetrics.NONE) {
+                metrics.backendLatency(now - sentAt);
+            }
             Throwable failure = error;
             RateLimitDecision d = null;
             if (failure == null) {
@@ -311,7 +333,7 @@ public class DefaultRateLimiter implements RateLimiter {
                 return failureDecision(ps, request.keys, request.costs, failure);
             }
             if (breaker != null) {
-                breaker.onSuccess(permit);
+                breaker.onSuccess(permit, now);
             }
             if (denyCache != null && !d.allowed()) {
                 denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
@@ -409,14 +431,15 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     static RateLimitDecision decision(Policy[] ps, long[] r, Source source) {
-        List<PolicyDecision> list = new ArrayList<>(ps.length);
+        // an immutable list, which RateLimitDecision keeps as is (List.copyOf of one returns it)
+        PolicyDecision[] each = new PolicyDecision[ps.length];
         for (int i = 0; i < ps.length; i++) {
             Policy p = ps[i];
             int b = 1 + 4 * i;
             long retryMs = r[b + 2] < 0 ? p.window().toMillis() : r[b + 2];
-            list.add(new PolicyDecision(p.name(), p.limit(), p.window(), r[b] == 1, Math.max(0, r[b + 1]),
-                    Duration.ofMillis(retryMs), Duration.ofMillis(Math.max(0, r[b + 3])), p.shadow()));
+            each[i] = new PolicyDecision(p.name(), p.limit(), p.window(), r[b] == 1, Math.max(0, r[b + 1]),
+                    Duration.ofMillis(retryMs), Duration.ofMillis(Math.max(0, r[b + 3])), p.shadow());
         }
-        return new RateLimitDecision(r[0] == 1, list, source);
+        return new RateLimitDecision(r[0] == 1, each.length == 1 ? List.of(each[0]) : List.of(each), source);
     }
 }

@@ -86,6 +86,9 @@ public final class DenyCache {
      * fields as Redis's. Shadow policies never cover a request.
      */
     public List<PolicyDecision> lookup(Policy[] policies, String[] keys, long[] costs) {
+        if (entries.isEmpty()) {
+            return null; // nothing denied lately: no key to build, no key string to hash
+        }
         Entry[] found = null;
         boolean covered = false;
         long now = 0;
