@@ -80,21 +80,16 @@ end
 
 local function sliding_log_write(key, window, count, cost, log)
   local stamp = int(now)
-  if log then
-    if not log.oldest then log.oldest = now end
-    log.count = count + cost
-    if log.written then
-      -- the key was written in this run already: wait for the end of the run
-      if not log.args then
-        log.args = {}
-        waiting[#waiting + 1] = key
-      end
-      log_members(log.args, #log.args + 1, stamp, count, cost)
-      log.ttl = ttl_ms(window)
-      return
+  if log and log.written then
+    -- the key was written in this run already: wait for the end of the run
+    if not log.args then
+      log.args = {}
+      waiting[#waiting + 1] = key
     end
-    log.written = true
-    log.stored = count + cost
+    log_members(log.args, #log.args + 1, stamp, count, cost)
+    log.ttl = ttl_ms(window)
+    log.count = count + cost
+    return
   end
   if cost == 1 then
     redis.call('ZADD', key, stamp, stamp .. ':' .. (count + 1))
@@ -104,6 +99,13 @@ local function sliding_log_write(key, window, count, cost, log)
     log_add(key, args)
   end
   redis.call('PEXPIRE', key, ttl_ms(window))
+  if log then
+    -- recorded once written: a write that fails (out of memory, say) leaves the record as Redis is
+    log.written = true
+    log.stored = count + cost
+    log.count = count + cost
+    if not log.oldest then log.oldest = now end
+  end
 end
 
 A['sliding-window-log'] = function(key, limit, window, burst, cost, write)
