@@ -134,7 +134,7 @@ public final class CircuitBreaker {
     }
 
     /** A permitted call succeeded; {@code now} is the time on this breaker's clock, read by the caller. */
-    public void onSuccess(int permit, long now) {
+    void onSuccess(int permit, long now) {
         if (now - lastSuccessAt > SUCCESS_STAMP_RESOLUTION_NANOS) {
             lastSuccessAt = now;
         }

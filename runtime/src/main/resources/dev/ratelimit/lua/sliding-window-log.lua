@@ -14,7 +14,8 @@ local function log_members(args, i, stamp, count, cost)
   return i
 end
 
--- ZADD of score/member pairs, in slices: unpack (and a Lua call) takes a bounded number of values.
+-- ZADD of score/member pairs, 500 pairs at a time: unpack (and a Lua call) takes a bounded number
+-- of values.
 local function log_add(key, args)
   local n = #args
   for i = 1, n, 1000 do
@@ -26,9 +27,10 @@ end
 -- of the run on one key take its size and oldest entry from `logs`. The first entries a run adds
 -- to a key go to Redis at once (most keys of a run see one decision); later ones wait in the
 -- record for one ZADD when the run ends. A decision at another instant than the key's record
--- (explicit times, in tests) writes what waits and reads the key afresh.
-local logs = {}     -- key -> { at = instant, count = entries, stored = those in Redis, oldest =
-                    --          score of the oldest (false: none), written = the run added to it, args =
+-- (explicit times, in tests), or after one call charged the key twice, writes what waits and reads
+-- the key afresh.
+local logs = {}     -- key -> { at = instant (false: read afresh), count = entries, oldest = score
+                    --          of the oldest (false: none), written = the run added to it, args =
                     --          waiting ZADD pairs (false: none), ttl = ms for PEXPIRE }
 local waiting = {}  -- keys with entries waiting, in order
 local function log_write_waiting(key, log)
@@ -63,7 +65,7 @@ local function log_read(key, window)
   if count > 0 then oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
   if batching then
     -- every field set here (false for none), so that the table is built at its final size
-    log = { at = now, count = count, stored = count, oldest = oldest or false, written = false,
+    log = { at = now, count = count, oldest = oldest or false, written = false,
             args = false, ttl = 0 }
     logs[key] = log
   end
@@ -73,13 +75,21 @@ end
 -- The score of the entry of the given rank (0: the oldest) in a log of at least rank + 1 entries.
 local function log_score(key, log, rank, oldest)
   if rank == 0 then return oldest end
-  -- entries waiting in the run are the newest, all at the run's instant
-  if log and rank >= log.stored then return now end
+  -- ranked by Redis, waiting entries included: they need not be the newest (the log may hold
+  -- entries later than now, left at a later instant or by a clock that went back)
+  if log then log_write_waiting(key, log) end
   return tonumber(redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')[2])
 end
 
 local function sliding_log_write(key, window, count, cost, log)
   local stamp = int(now)
+  if log and count ~= log.count then
+    -- the record moved since this decision read it (one call naming the key twice): write as a
+    -- lone call would, and let the next decision read the key afresh
+    log_write_waiting(key, log)
+    log.at = false
+    log = nil
+  end
   if log and log.written then
     -- the key was written in this run already: wait for the end of the run
     if not log.args then
@@ -102,9 +112,8 @@ local function sliding_log_write(key, window, count, cost, log)
   if log then
     -- recorded once written: a write that fails (out of memory, say) leaves the record as Redis is
     log.written = true
-    log.stored = count + cost
     log.count = count + cost
-    if not log.oldest then log.oldest = now end
+    if not log.oldest or now < log.oldest then log.oldest = now end
   end
 end
 

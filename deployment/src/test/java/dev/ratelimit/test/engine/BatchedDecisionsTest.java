@@ -165,18 +165,62 @@ class BatchedDecisionsTest {
                 Call.at(0, large, "b", 4500), // more entries than one ZADD takes
                 Call.at(0, large, "b", 1500), // exactly full
                 Call.at(0, large, "b", 1)); // denied
+        List<long[]> expected = assertBatchMatchesOneByOne(calls, now);
+        assertEquals(List.of(1L, 1L, 1L, 1L, 0L, 0L, 0L, 1L, 1L, 0L, 0L, 0L, 0L, 1L, 1L, 0L),
+                expected.stream().map(r -> r[0]).toList(), "the scenario admits and denies as its comments say");
+        assertEquals(10_000, Engine.retryMs(expected.get(9), 0), "waits for the entry made at 10.5 s");
+        assertEquals(-1, Engine.retryMs(expected.get(10), 0), "cost above the limit: never");
+        assertEquals(500, Engine.retryMs(expected.get(12), 0), "waits for the entry made at 1 s");
+    }
+
+    /**
+     * A log may hold entries later than the instant of a run (left at a later instant, or by a Redis clock that went
+     * back): the run's entries are then not the newest, and the oldest entry and the ranks of the waits must come
+     * from the log as it is.
+     */
+    @Test
+    void aLogWithEntriesLaterThanTheRunMatchesOneByOne() throws Exception {
+        long s = Engine.S;
+        Policy log = Engine.policy("log-back", Algorithm.SLIDING_WINDOW_LOG, 3, Duration.ofSeconds(10), 3);
+        List<long[]> expected = assertBatchMatchesOneByOne(List.of(
+                Call.at(s, log, "c", 1), // alone: an entry at 1 s
+                Call.at(0, log, "c", 1), // the run, at 0: admitted, the oldest entry is now this one
+                Call.at(0, log, "c", 1), // admitted: full
+                Call.at(0, log, "c", 2), // denied: waits for the second oldest, at 0
+                Call.at(0, log, "c", 3)), // denied: waits for the third oldest, at 1 s
+                Engine.BASE + 23 * Engine.S);
+        assertEquals(10_000, Engine.resetMs(expected.get(2), 0), "the oldest entry is the one at 0");
+        assertEquals(10_000, Engine.retryMs(expected.get(3), 0));
+        assertEquals(11_000, Engine.retryMs(expected.get(4), 0));
+    }
+
+    /**
+     * One call may name the same log twice (two checks of one policy and key): each check was read before either was
+     * charged, as alone, and the run's later decisions on the key see what Redis holds.
+     */
+    @Test
+    void aCallNamingOneLogTwiceMatchesOneByOne() throws Exception {
+        Policy log = Engine.policy("log-twice", Algorithm.SLIDING_WINDOW_LOG, 10, MINUTE, 10);
+        assertBatchMatchesOneByOne(List.of(
+                Call.of(log, "other", 1), // alone, so that the calls below are one run
+                Call.of(log, "d", 1), // written at once
+                Call.of(log, "d", 1), // waits for the end of the run
+                new Call(new Policy[] { log, log }, new String[] { "d", "d" }, new long[] { 3, 1 }, false),
+                Call.of(log, "d", 1),
+                Call.of(log, "d", 1)), Engine.BASE + 29 * Engine.S);
+    }
+
+    /**
+     * Plays the calls one by one and then as one lone call and one run of the batch script (on fresh keys), asserts
+     * identical replies and identical state left in Redis, and returns the replies.
+     */
+    private List<long[]> assertBatchMatchesOneByOne(List<Call> calls, long now) throws Exception {
         Redis alone = Redis.createClient(vertx, options());
         Redis batching = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             String aloneRun = Engine.newIdentity();
             List<long[]> expected = playOneByOne(new RedisBackend(new LuaScriptExecutor(alone), scripts, false),
                     calls, now, aloneRun);
-            assertEquals(List.of(1L, 1L, 1L, 1L, 0L, 0L, 0L, 1L, 1L, 0L, 0L, 0L, 0L, 1L, 1L, 0L),
-                    expected.stream().map(r -> r[0]).toList(), "the scenario admits and denies as its comments say");
-            assertEquals(10_000, Engine.retryMs(expected.get(9), 0), "waits for the entry made at 10.5 s");
-            assertEquals(-1, Engine.retryMs(expected.get(10), 0), "cost above the limit: never");
-            assertEquals(500, Engine.retryMs(expected.get(12), 0), "waits for the entry made at 1 s");
-
             RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
             long before = Engine.scriptCalls(admin);
@@ -184,6 +228,7 @@ class BatchedDecisionsTest {
             assertSameReplies(expected, playBatched(batched, calls, now, batchedRun));
             assertEquals(2, Engine.scriptCalls(admin) - before, "one lone call and one run");
             assertSameState(admin, calls, aloneRun, batchedRun);
+            return expected;
         } finally {
             alone.close();
             batching.close();
