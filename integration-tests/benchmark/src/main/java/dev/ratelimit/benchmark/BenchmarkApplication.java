@@ -52,7 +52,8 @@ public class BenchmarkApplication implements QuarkusApplication {
             }
             List<LimiterSuite.Row> cells = List.of();
             if (settings.runs("limiter")) {
-                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(redis), redisUri, vertx, scripts).measure();
+                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(redis), redisUri, vertx, scripts, admin)
+                        .measure();
                 admin.call("FLUSHALL");
             }
             List<HttpBench.Row> http = List.of();

@@ -5,6 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.DoubleSupplier;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -37,8 +38,13 @@ final class ClosedLoop {
         this.keyCount = keyCount;
     }
 
-    /** Runs {@code operation} with that many callers over {@code keyCount} keys (picked uniformly) and measures it. */
-    static Measurement run(Operation operation, int keyCount, int concurrency, long warmupMillis, long durationMillis) {
+    /**
+     * Runs {@code operation} with that many callers over {@code keyCount} keys (picked uniformly) and measures it,
+     * with the CPU time this process and Redis ({@code redisCpuSeconds}, its {@code used_cpu_user + used_cpu_sys})
+     * spent over the measured period.
+     */
+    static Measurement run(Operation operation, int keyCount, int concurrency, long warmupMillis, long durationMillis,
+            DoubleSupplier redisCpuSeconds) {
         ClosedLoop loop = new ClosedLoop(operation, keyCount);
         for (int i = 0; i < concurrency; i++) {
             loop.inFlight.incrementAndGet();
@@ -48,18 +54,28 @@ final class ClosedLoop {
         loop.recorder.getIntervalHistogram(); // drop the warm-up
         loop.succeeded.reset();
         loop.failures.reset();
+        double redisStart = redisCpuSeconds.getAsDouble();
+        long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         sleep(durationMillis);
         Histogram h = loop.recorder.getIntervalHistogram();
         long ok = loop.succeeded.sumThenReset();
         long failed = loop.failures.sumThenReset();
         long elapsed = System.nanoTime() - start;
+        long cpu = processCpuNanos() - cpuStart;
+        double redisCpu = redisCpuSeconds.getAsDouble() - redisStart;
         loop.running = false;
         loop.drain();
         if (loop.lastFailure != null && failed > 0) {
             LOG.debugf("Last failure: %s", loop.lastFailure.toString());
         }
-        return new Measurement(h, ok, failed, elapsed, loop.lastFailure);
+        return new Measurement(h, ok, failed, elapsed, loop.lastFailure, cpu, redisCpu * 1e9);
+    }
+
+    /** CPU time of this whole process (every thread: callers, clients, GC, JIT), in nanoseconds. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private void drain() {
@@ -146,11 +162,27 @@ final class ClosedLoop {
     }
 
     /** What one run measured. */
-    record Measurement(Histogram histogram, long succeeded, long failures, long elapsedNanos, Throwable lastFailure) {
+    record Measurement(Histogram histogram, long succeeded, long failures, long elapsedNanos, Throwable lastFailure,
+            long jvmCpuNanos, double redisCpuNanos) {
 
         /** Calls answered by Redis, per second (failed and fallback calls excluded). */
         double decisionsPerSecond() {
             return succeeded * 1e9 / elapsedNanos;
+        }
+
+        /** CPU microseconds this process spent per call made (answered by Redis or not). */
+        double jvmCpuMicrosPerCall() {
+            return perCall(jvmCpuNanos);
+        }
+
+        /** CPU microseconds Redis spent per call made. */
+        double redisCpuMicrosPerCall() {
+            return perCall(redisCpuNanos);
+        }
+
+        private double perCall(double nanos) {
+            long calls = succeeded + failures;
+            return calls == 0 ? 0 : nanos / 1000 / calls;
         }
 
         double micros(double percentile) {

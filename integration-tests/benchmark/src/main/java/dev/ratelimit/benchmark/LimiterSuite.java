@@ -11,6 +11,7 @@ import dev.ratelimit.runtime.LuaScript;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
 import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.test.redis.RespClient;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
@@ -42,7 +43,7 @@ final class LimiterSuite {
 
     /** One cell. */
     record Row(String keySet, int keys, int concurrency, String contender, double decisionsPerSecond, double p50,
-            double p99, double p999, long failures) {
+            double p99, double p999, long failures, double jvmCpuMicros, double redisCpuMicros) {
     }
 
     /** The experiment's alternative timer: cancelled tasks are left in the queue, so a cancel is O(1). */
@@ -59,9 +60,11 @@ final class LimiterSuite {
     private final String redisUri;
     private final Vertx vertx;
     private final LuaScriptRegistry scripts;
+    private final RespClient admin;
 
     LimiterSuite(Settings settings, DefaultRateLimiter limiter, LuaScriptExecutor ceilingExecutor, String redisUri,
-            Vertx vertx, LuaScriptRegistry scripts) {
+            Vertx vertx, LuaScriptRegistry scripts, RespClient admin) {
+        this.admin = admin;
         this.settings = settings;
         this.limiter = limiter;
         this.ceilingExecutor = ceilingExecutor;
@@ -147,13 +150,26 @@ final class LimiterSuite {
     }
 
     private Row cell(String keySet, int keys, int concurrency, String contender, Operation op) {
-        ClosedLoop.Measurement m = ClosedLoop.run(op, keys, concurrency, settings.warmupMillis(), settings.durationMillis());
+        ClosedLoop.Measurement m = ClosedLoop.run(op, keys, concurrency, settings.warmupMillis(), settings.durationMillis(),
+                this::redisCpuSeconds);
         Row row = new Row(keySet, keys, concurrency, contender, m.decisionsPerSecond(), m.micros(50), m.micros(99),
-                m.micros(99.9), m.failures());
-        LOG.infof("%-9s %3d callers  %-34s %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us%s", keySet, concurrency,
-                contender, row.decisionsPerSecond(), row.p50(), row.p99(), row.p999(),
+                m.micros(99.9), m.failures(), m.jvmCpuMicrosPerCall(), m.redisCpuMicrosPerCall());
+        LOG.infof("%-9s %3d callers  %-34s %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/call JVM %.1f Redis %.1f us%s",
+                keySet, concurrency, contender, row.decisionsPerSecond(), row.p50(), row.p99(), row.p999(),
+                row.jvmCpuMicros(), row.redisCpuMicros(),
                 m.failures() > 0 ? "  FAILED " + m.failures() + " (" + m.lastFailure() + ")" : "");
         ClosedLoop.sleep(300); // let the last replies and the GC settle before the next contender
         return row;
+    }
+
+    /** Redis' own CPU time so far (user + system), in seconds, from {@code INFO cpu}. */
+    private double redisCpuSeconds() {
+        double seconds = 0;
+        for (String line : admin.callString("INFO", "cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return seconds;
     }
 }
