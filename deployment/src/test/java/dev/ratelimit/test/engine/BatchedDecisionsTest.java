@@ -102,35 +102,23 @@ class BatchedDecisionsTest {
     void aBatchRepliesExactlyWhatTheCallsGetOneByOne() throws Exception {
         long now = Engine.BASE + 7 * Engine.S;
         List<Call> calls = scenario();
-        Redis alone = Redis.createClient(vertx, options());
+        List<long[]> expected = assertBatchMatchesOneByOne(calls, now);
+        // sanity: the scenario does deny, all-or-nothing and shadow as the comments say
+        assertEquals(0, expected.get(3)[0], "fourth call on a limit of 3");
+        assertEquals(0, expected.get(9)[0], "third bucket+log call");
+        assertEquals(1, expected.get(12)[0], "a shadow denial does not block");
+        assertEquals(0, expected.get(12)[1 + 4 * 2], "the shadow policy itself denied");
+
+        // Redis forgets every script: the batch falls back to EVAL and still replies the same
         Redis batching = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend oneByOne = new RedisBackend(new LuaScriptExecutor(alone), scripts, false);
-            String aloneRun = Engine.newIdentity();
-            List<long[]> expected = playOneByOne(oneByOne, calls, now, aloneRun);
-            // sanity: the scenario does deny, all-or-nothing and shadow as the comments say
-            assertEquals(0, expected.get(3)[0], "fourth call on a limit of 3");
-            assertEquals(0, expected.get(9)[0], "third bucket+log call");
-            assertEquals(1, expected.get(12)[0], "a shadow denial does not block");
-            assertEquals(0, expected.get(12)[1 + 4 * 2], "the shadow policy itself denied");
-
             RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
-            long before = Engine.scriptCalls(admin);
-            String batchedRun = Engine.newIdentity();
-            List<long[]> actual = playBatched(batched, calls, now, batchedRun);
-            assertEquals(2, Engine.scriptCalls(admin) - before,
-                    "the first call goes alone (nothing in flight), the " + (calls.size() - 1) + " others in one run");
-            assertSameReplies(expected, actual);
-            assertSameState(admin, calls, aloneRun, batchedRun);
-
-            // Redis forgets every script: the batch falls back to EVAL and still replies the same
             admin.call("SCRIPT", "FLUSH");
             long evals = Engine.calls(admin, "eval");
             assertSameReplies(expected, playBatched(batched, calls, now, Engine.newIdentity()));
             assertEquals(2, Engine.calls(admin, "eval") - evals, "the lone call's and the batch's EVAL");
         } finally {
-            alone.close();
             batching.close();
         }
     }
@@ -226,7 +214,8 @@ class BatchedDecisionsTest {
             long before = Engine.scriptCalls(admin);
             String batchedRun = Engine.newIdentity();
             assertSameReplies(expected, playBatched(batched, calls, now, batchedRun));
-            assertEquals(2, Engine.scriptCalls(admin) - before, "one lone call and one run");
+            assertEquals(2, Engine.scriptCalls(admin) - before,
+                    "the first call goes alone (nothing in flight), the " + (calls.size() - 1) + " others in one run");
             assertSameState(admin, calls, aloneRun, batchedRun);
             return expected;
         } finally {
