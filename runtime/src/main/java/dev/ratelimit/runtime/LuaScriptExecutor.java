@@ -55,7 +55,7 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  * a link to every primary and routes by slot, following {@code MOVED}/{@code ASK}; when a node goes
  * away it is replaced with a fresh view of the slots.
  * <h2>Batches</h2>
- * A call made with a batch script ({@link #execute(LuaScript, LuaScript, String[], String[], Function)})
+ * A call made with a batch script ({@link #execute(LuaScript, LuaScript, BatchFormat, Object, String[], String[], Function)})
  * is sent alone when its connection has nothing in flight, so an idle application waits for nothing.
  * When calls are already waiting for Redis, it joins the calls made on the same event loop in the
  * same turn (the replies of one read from Redis release many callers, and each makes its next call)
@@ -113,7 +113,8 @@ public class LuaScriptExecutor {
 
     /** Runs {@code script} with these keys and arguments. */
     public Uni<Response> execute(LuaScript script, String[] keys, String[] args) {
-        return new ScriptCall<>(this, script, null, keys, args == null ? NONE : args, Function.identity());
+        return new ScriptCall<>(this, script, null, CALLS_IN_TURN, null, keys, args == null ? NONE : args,
+                Function.identity());
     }
 
     /**
@@ -122,21 +123,44 @@ public class LuaScriptExecutor {
      * {@code convert} must not fail for the replies the script gives.
      */
     public <T> Uni<T> execute(LuaScript script, String[] keys, String[] args, Function<Response, T> convert) {
-        return execute(script, null, keys, args, convert);
+        return execute(script, null, CALLS_IN_TURN, null, keys, args, convert);
     }
 
     /**
      * Runs {@code script}, or, when Redis is busy, this call among others in one run of {@code batch}
-     * (see the class comment); with a null {@code batch}, always alone. {@code batch} takes the number of calls, then per call its number of
-     * keys and its arguments, with every call's keys in the same order, and replies an array of the
-     * replies {@code script} would have given (an error element for a call that failed alone);
-     * {@code convert} gets this call's. Every batchable call of one executor must name the same
-     * {@code batch} script: a run is sent with its first call's.
+     * (see the class comment); with a null {@code batch}, always alone. {@code format} lays out the
+     * arguments of a run ({@link #CALLS_IN_TURN}: the number of calls, then per call its number of keys
+     * and its arguments), and {@code tag}, anything the caller attaches, is handed to it with this
+     * call's arguments; the run's keys are every call's keys, in order. {@code batch} replies an
+     * array of the replies {@code script} would have given (an error element for a call that failed
+     * alone); {@code convert} gets this call's. Every batchable call of one executor must name the
+     * same {@code batch} script and format: a run is sent with its first call's.
      */
-    public <T> Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
-            Function<Response, T> convert) {
-        return new ScriptCall<>(this, script, maxBatch > 1 ? batch : null, keys, args == null ? NONE : args, convert);
+    public <T> Uni<T> execute(LuaScript script, LuaScript batch, BatchFormat format, Object tag, String[] keys,
+            String[] args, Function<Response, T> convert) {
+        return new ScriptCall<>(this, script, maxBatch > 1 ? batch : null, format, tag, keys, args == null ? NONE : args,
+                convert);
     }
+
+    /** How the calls of one run become the batch script's arguments (its keys are every call's keys, in order). */
+    public interface BatchFormat {
+        /**
+         * Appends the arguments of a run to {@code request}: per call, its number of keys, its own arguments and the
+         * tag its caller gave.
+         */
+        void write(Request request, int[] keyCounts, String[][] args, Object[] tags);
+    }
+
+    /** The number of calls, then per call its number of keys followed by its arguments. */
+    public static final BatchFormat CALLS_IN_TURN = (request, keyCounts, args, tags) -> {
+        request.arg(args.length);
+        for (int i = 0; i < args.length; i++) {
+            request.arg(keyCounts[i]);
+            for (String a : args[i]) {
+                request.arg(a);
+            }
+        }
+    };
 
     /**
      * Loads the scripts so the first decisions need no {@code EVAL}. Best effort: a failure only
@@ -383,15 +407,19 @@ public class LuaScriptExecutor {
         private final LuaScript script;
         /** The batch script, or null: always sent alone. */
         private final LuaScript batch;
+        private final BatchFormat format;
+        private final Object tag;
         private final String[] keys;
         private final String[] args;
         private final Function<Response, T> convert;
 
-        ScriptCall(LuaScriptExecutor executor, LuaScript script, LuaScript batch, String[] keys, String[] args,
-                Function<Response, T> convert) {
+        ScriptCall(LuaScriptExecutor executor, LuaScript script, LuaScript batch, BatchFormat format, Object tag,
+                String[] keys, String[] args, Function<Response, T> convert) {
             this.executor = executor;
             this.script = script;
             this.batch = batch;
+            this.format = format;
+            this.tag = tag;
             this.keys = keys;
             this.args = args;
             this.convert = convert;
@@ -501,13 +529,16 @@ public class LuaScriptExecutor {
                     r.arg(k);
                 }
             }
-            r.arg(calls.length);
-            for (Pending<?> p : calls) {
-                r.arg(p.call.keys.length);
-                for (String a : p.call.args) {
-                    r.arg(a);
-                }
+            int[] keyCounts = new int[calls.length];
+            String[][] args = new String[calls.length][];
+            Object[] tags = new Object[calls.length];
+            for (int i = 0; i < calls.length; i++) {
+                ScriptCall<?> c = calls[i].call;
+                keyCounts[i] = c.keys.length;
+                args[i] = c.args;
+                tags[i] = c.tag;
             }
+            calls[0].call.format.write(r, keyCounts, args, tags);
             return r;
         }
 

@@ -75,26 +75,72 @@ public class RedisBackend implements RateLimitBackend {
             Policy p = policies[i];
             String[] fixed = encoded(p);
             int b = 2 + i * 6;
-            args[b] = fixed[0];
-            args[b + 1] = fixed[1];
-            args[b + 2] = fixed[2];
-            args[b + 3] = fixed[3];
+            System.arraycopy(fixed, 0, args, b, FIXED);
             long cost = costs[i];
-            args[b + 4] = cost < SMALL.length ? SMALL[(int) cost] : Long.toString(cost);
-            args[b + 5] = fixed[4];
+            args[b + FIXED] = cost < SMALL.length ? SMALL[(int) cost] : Long.toString(cost);
             if (p.algorithm() != shared) {
                 shared = null;
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return executor.execute(script, batch, keys, args, RedisBackend::toLongs);
+        return executor.execute(script, batch, POLICY_TABLE, policies, keys, args, RedisBackend::toLongs);
     }
+
+    /** The arguments every decision of a policy sends alike: algorithm, limit, window, burst, shadow. */
+    private static final int FIXED = 5;
+
+    /**
+     * A run of the batch script names each of its policies once (their five fixed values, then per call and policy
+     * the policy's place in that list and the cost) instead of repeating them for every decision: Redis reads and
+     * converts fewer arguments per decision (see {@code batch.lua}). The tags are the calls' policies.
+     */
+    private static final LuaScriptExecutor.BatchFormat POLICY_TABLE = (request, keyCounts, args, tags) -> {
+        List<Policy> named = new ArrayList<>(4);
+        // where each named policy's fixed values are: the first call naming it, at that policy's place
+        List<String[]> namedIn = new ArrayList<>(4);
+        List<Integer> namedAt = new ArrayList<>(4);
+        int[][] index = new int[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            Policy[] ps = (Policy[]) tags[i];
+            index[i] = new int[ps.length];
+            for (int j = 0; j < ps.length; j++) {
+                int at = 0;
+                while (at < named.size() && named.get(at) != ps[j]) {
+                    at++;
+                }
+                if (at == named.size()) {
+                    named.add(ps[j]);
+                    namedIn.add(args[i]);
+                    namedAt.add(2 + j * (FIXED + 1));
+                }
+                index[i][j] = at + 1;
+            }
+        }
+        request.arg(args.length);
+        request.arg(named.size());
+        for (int at = 0; at < named.size(); at++) {
+            String[] a = namedIn.get(at);
+            int b = namedAt.get(at);
+            for (int f = 0; f < FIXED; f++) {
+                request.arg(a[b + f]);
+            }
+        }
+        for (int i = 0; i < args.length; i++) {
+            request.arg(keyCounts[i]);
+            request.arg(args[i][0]); // time
+            request.arg(args[i][1]); // mode
+            for (int j = 0; j < index[i].length; j++) {
+                request.arg(index[i][j]);
+                request.arg(args[i][2 + j * (FIXED + 1) + FIXED]); // cost
+            }
+        }
+    };
 
     /** Small costs as strings, so the common cost of 1 formats nothing. */
     private static final String[] SMALL = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" };
 
     /**
-     * The script arguments a policy always sends (algorithm, limit, window, burst, shadow), formatted
+     * The script arguments a policy always sends ({@link #FIXED}: algorithm, limit, window, burst, shadow), formatted
      * once per policy rather than on every decision. Keyed by name and checked by identity, since
      * tests may build several policies of one name.
      */

@@ -2,10 +2,24 @@
 -- enforced one admits are they charged (a denied request consumes nothing anywhere). A shadow
 -- policy is charged when it would admit, and never blocks the others.
 -- The call's n keys are KEYS[k + 1 .. k + n]; its arguments start after ARGV[a]: time, mode, then
--- six per policy (see the prelude).
+-- per policy either its six values (see the prelude) or, in a batch (`policies` given), the index
+-- of its five fixed values in `policies` and its cost.
 -- Reply: { all admitted (1/0), then per policy: admitted (1/0), remaining, retry-after ms,
 --          reset ms }; retry-after is -1 when the cost can never be admitted.
-local function decide(k, n, a)
+
+-- Policy i of the call whose arguments start after ARGV[a]: algorithm, limit, window, burst, shadow, cost.
+local function policy_of(a, i, policies)
+  if policies then
+    local b = a + 2 + (i - 1) * 2
+    local p = policies[tonumber(ARGV[b + 1])]
+    return p[1], p[2], p[3], p[4], p[5], tonumber(ARGV[b + 2])
+  end
+  local b = a + 2 + (i - 1) * 6
+  return ARGV[b + 1], tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), ARGV[b + 5],
+    tonumber(ARGV[b + 6])
+end
+
+local function decide(k, n, a, policies)
   set_clock(ARGV[a + 1])
   local mode = ARGV[a + 2]
   local dry = mode ~= '0'
@@ -13,15 +27,14 @@ local function decide(k, n, a)
   if n == 1 then
     -- One policy, the common case, without the bookkeeping below: it is charged exactly when it
     -- admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
-    local algorithm = A[ARGV[a + 3]]
+    local name, limit, window, burst, shadow, cost = policy_of(a, 1, policies)
+    local algorithm = A[name]
     if not algorithm then
-      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[a + 3]))
+      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
     end
-    local cost = tonumber(ARGV[a + 7])
-    local ok, avail, retry, reset, reset_now = algorithm(KEYS[k + 1], tonumber(ARGV[a + 4]),
-      tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), cost, not dry)
+    local ok, avail, retry, reset, reset_now = algorithm(KEYS[k + 1], limit, window, burst, cost, not dry)
     local ok_all = ok
-    if ARGV[a + 8] == '1' then ok_all = 1 end
+    if shadow == '1' then ok_all = 1 end
     if ok == 1 and not as_is then
       avail = avail - cost
     else
@@ -37,15 +50,13 @@ local function decide(k, n, a)
   local costs = {}
   local reset_uncharged = {}
   for i = 1, n do
-    local b = a + 2 + (i - 1) * 6
-    local algorithm = A[ARGV[b + 1]]
+    local name, limit, window, burst, shadow, cost = policy_of(a, i, policies)
+    local algorithm = A[name]
     if not algorithm then
-      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[b + 1]))
+      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
     end
-    local cost = tonumber(ARGV[b + 5])
-    local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[k + i], tonumber(ARGV[b + 2]),
-      tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), cost, false)
-    if ok == 0 and ARGV[b + 6] ~= '1' then ok_all = 0 end
+    local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[k + i], limit, window, burst, cost, false)
+    if ok == 0 and shadow ~= '1' then ok_all = 0 end
     commits[i] = commit
     costs[i] = cost
     reset_uncharged[i] = reset_now

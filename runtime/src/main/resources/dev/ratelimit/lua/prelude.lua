@@ -8,8 +8,8 @@
 --          leave; '2' to decide without charging, replying the state as it stands (used to check
 --          policies whose keys live in different cluster slots before charging any of them).
 --   then six arguments per policy, one policy per key:
---          algorithm name, limit, window (microseconds), burst, cost, shadow ('1': reported, never
---          denies and never blocks the other policies).
+--          algorithm name, limit, window (microseconds), burst, shadow ('1': reported, never
+--          denies and never blocks the other policies), cost.
 
 -- The time of the call being decided, read by the algorithms.
 local now

@@ -186,8 +186,8 @@ class ClusterDecisionsTest {
         String b = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
         assertNotEquals(RedisClusterFixture.slot(a), RedisClusterFixture.slot(b));
         LuaScriptExecutor executor = new LuaScriptExecutor(redis);
-        String[] args = { Long.toString(BASE), "1", "token-bucket", "5", "3600000000", "5", "1", "0", "token-bucket",
-                "5", "3600000000", "5", "1", "0" };
+        String[] args = { Long.toString(BASE), "1", "token-bucket", "5", "3600000000", "5", "0", "1", "token-bucket",
+                "5", "3600000000", "5", "0", "1" };
         Throwable failure = assertThrows(RuntimeException.class, () -> executor
                 .execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET), new String[] { a, b }, args)
                 .await().atMost(Duration.ofSeconds(10)));

@@ -117,7 +117,8 @@ final class Contenders {
             String[] identities) {
         LuaScriptExecutor perCall = new LuaScriptExecutor(pooled) {
             @Override
-            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, LuaScript batch, String[] keys, String[] args,
+            public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, LuaScript batch,
+                    LuaScriptExecutor.BatchFormat format, Object tag, String[] keys, String[] args,
                     java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
                 io.vertx.mutiny.redis.client.Request r = io.vertx.mutiny.redis.client.Request
                         .cmd(io.vertx.mutiny.redis.client.Command.EVALSHA).arg(script.sha()).arg(keys.length);

@@ -95,12 +95,19 @@ final class RedisCost {
             }
             // the same decisions as the limiter sends them under load: BATCH per run of the batch script
             LuaScript batch = scripts.get(LuaScriptRegistry.BATCH);
-            String[] batchArgs = new String[1 + BATCH * (1 + ours.args.length)];
+            // laid out as in batch.lua: the calls, the policy named once (its five fixed values), then per call its
+            // number of keys, time, mode, the policy's index and the cost; ours.args is time, mode, five values, cost
+            String[] batchArgs = new String[2 + 5 + BATCH * 5];
             batchArgs[0] = Integer.toString(BATCH);
+            batchArgs[1] = "1";
+            System.arraycopy(ours.args, 2, batchArgs, 2, 5);
             for (int b = 0; b < BATCH; b++) {
-                int at = 1 + b * (1 + ours.args.length);
+                int at = 7 + b * 5;
                 batchArgs[at] = "1";
-                System.arraycopy(ours.args, 0, batchArgs, at + 1, ours.args.length);
+                batchArgs[at + 1] = ours.args[0];
+                batchArgs[at + 2] = ours.args[1];
+                batchArgs[at + 3] = "1";
+                batchArgs[at + 4] = ours.args[7];
             }
             IntFunction<String[]> batchKeys = i -> {
                 String[] k = new String[BATCH];
@@ -146,8 +153,8 @@ final class RedisCost {
         String[][] args = new String[1][];
         LuaScriptExecutor capturing = new LuaScriptExecutor(redis) {
             @Override
-            public <T> Uni<T> execute(LuaScript s, LuaScript batch, String[] k, String[] a,
-                    java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
+            public <T> Uni<T> execute(LuaScript s, LuaScript batch, LuaScriptExecutor.BatchFormat format, Object tag,
+                    String[] k, String[] a, java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
                 script[0] = s;
                 args[0] = a;
                 return Uni.createFrom().nothing();
