@@ -113,8 +113,7 @@ public class LuaScriptExecutor {
 
     /** Runs {@code script} with these keys and arguments. */
     public Uni<Response> execute(LuaScript script, String[] keys, String[] args) {
-        return new ScriptCall<>(this, script, null, CALLS_IN_TURN, null, keys, args == null ? NONE : args,
-                Function.identity());
+        return new ScriptCall<>(this, script, null, null, null, keys, args == null ? NONE : args, Function.identity());
     }
 
     /**
@@ -123,21 +122,23 @@ public class LuaScriptExecutor {
      * {@code convert} must not fail for the replies the script gives.
      */
     public <T> Uni<T> execute(LuaScript script, String[] keys, String[] args, Function<Response, T> convert) {
-        return execute(script, null, CALLS_IN_TURN, null, keys, args, convert);
+        return new ScriptCall<>(this, script, null, null, null, keys, args == null ? NONE : args, convert);
     }
 
     /**
      * Runs {@code script}, or, when Redis is busy, this call among others in one run of {@code batch}
      * (see the class comment); with a null {@code batch}, always alone. {@code format} lays out the
-     * arguments of a run ({@link #CALLS_IN_TURN}: the number of calls, then per call its number of keys
-     * and its arguments), and {@code tag}, anything the caller attaches, is handed to it with this
-     * call's arguments; the run's keys are every call's keys, in order. {@code batch} replies an
+     * arguments of a run as {@code batch} reads them, and {@code tag}, anything the caller attaches,
+     * is handed to it with this call's arguments; the run's keys are every call's keys, in order. {@code batch} replies an
      * array of the replies {@code script} would have given (an error element for a call that failed
      * alone); {@code convert} gets this call's. Every batchable call of one executor must name the
      * same {@code batch} script and format: a run is sent with its first call's.
      */
     public <T> Uni<T> execute(LuaScript script, LuaScript batch, BatchFormat format, Object tag, String[] keys,
             String[] args, Function<Response, T> convert) {
+        if (batch != null && format == null) {
+            throw new IllegalArgumentException("batch script " + batch.name() + " given without a format for its arguments");
+        }
         return new ScriptCall<>(this, script, maxBatch > 1 ? batch : null, format, tag, keys, args == null ? NONE : args,
                 convert);
     }
@@ -150,17 +151,6 @@ public class LuaScriptExecutor {
          */
         void write(Request request, int[] keyCounts, String[][] args, Object[] tags);
     }
-
-    /** The number of calls, then per call its number of keys followed by its arguments. */
-    public static final BatchFormat CALLS_IN_TURN = (request, keyCounts, args, tags) -> {
-        request.arg(args.length);
-        for (int i = 0; i < args.length; i++) {
-            request.arg(keyCounts[i]);
-            for (String a : args[i]) {
-                request.arg(a);
-            }
-        }
-    };
 
     /**
      * Loads the scripts so the first decisions need no {@code EVAL}. Best effort: a failure only
@@ -330,7 +320,15 @@ public class LuaScriptExecutor {
 
         private void sendBatch(List<Pending<?>> run) {
             Batch b = new Batch(this, run.toArray(new Pending<?>[0]));
-            send(b.request(Command.EVALSHA, b.script.sha()), b);
+            Request request;
+            try {
+                request = b.request(Command.EVALSHA, b.script.sha());
+            } catch (RuntimeException e) {
+                // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
+                b.failAll(e);
+                return;
+            }
+            send(request, b);
         }
 
         /** Every send gets exactly one call of its handler: a reply, an error, or the connection's loss. */
@@ -571,6 +569,10 @@ public class LuaScriptExecutor {
                 return;
             }
             channel.check(failure);
+            failAll(failure);
+        }
+
+        void failAll(Throwable failure) {
             for (Pending<?> p : calls) {
                 try {
                     p.fail(failure);

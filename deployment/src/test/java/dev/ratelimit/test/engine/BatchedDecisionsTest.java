@@ -325,6 +325,42 @@ class BatchedDecisionsTest {
         }
     }
 
+    /**
+     * A run whose arguments cannot be laid out (a format that fails) fails its calls at once, instead of leaving
+     * them to wait for their callers' timeouts; the lone call before it is unaffected.
+     */
+    @Test
+    void aRunThatCannotBeLaidOutFailsItsCallsAtOnce() throws Exception {
+        Redis client = Redis.createClient(vertx, options());
+        try {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client, 64, 2);
+            LuaScriptExecutor.BatchFormat broken = (request, keyCounts, args, tags) -> {
+                throw new IllegalStateException("no layout for this run");
+            };
+            String[] args = { Long.toString(Engine.BASE), "0", "token-bucket", "5", "60000000", "5", "0", "1" };
+            List<CompletableFuture<Object>> outcomes = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                outcomes.add(new CompletableFuture<>());
+            }
+            vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
+                for (CompletableFuture<Object> outcome : outcomes) {
+                    executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET), scripts.get(LuaScriptRegistry.BATCH),
+                            broken, null, new String[] { Engine.newKey("broken-format") }, args, r -> r)
+                            .subscribe().with(outcome::complete, outcome::complete);
+                }
+            });
+            assertTrue(outcomes.get(0).get(5, TimeUnit.SECONDS) instanceof io.vertx.redis.client.Response,
+                    "the first call goes alone: " + outcomes.get(0).get());
+            for (int i = 1; i < 5; i++) {
+                Object o = outcomes.get(i).get(5, TimeUnit.SECONDS);
+                assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains("no layout"),
+                        "call " + i + " fails with the format's error: " + o);
+            }
+        } finally {
+            client.close();
+        }
+    }
+
     @Test
     void batchingCanBeTurnedOff() throws Exception {
         long now = Engine.BASE + 11 * Engine.S;
