@@ -129,9 +129,9 @@ public class LuaScriptExecutor {
      * Runs {@code script}, or, when Redis is busy, this call among others in one run of {@code batch}
      * (see the class comment); with a null {@code batch}, always alone. {@code format} lays out the
      * arguments of a run as {@code batch} reads them, and {@code tag}, anything the caller attaches,
-     * is handed to it with this call's arguments; the run's keys are every call's keys, in order. {@code batch} replies an
-     * array of the replies {@code script} would have given (an error element for a call that failed
-     * alone); {@code convert} gets this call's. Every batchable call of one executor must name the
+     * is handed to it with this call's arguments; the run's keys are every call's keys, in order.
+     * {@code batch} replies an array of the replies {@code script} would have given (an error element
+     * for a call that failed alone); {@code convert} gets this call's. Every batchable call of one executor must name the
      * same {@code batch} script and format: a run is sent with its first call's.
      */
     public <T> Uni<T> execute(LuaScript script, LuaScript batch, BatchFormat format, Object tag, String[] keys,

@@ -2,16 +2,16 @@
 -- entries in any interval of length `window`; only admitted requests are logged, so the set never
 -- holds more than `limit` members.
 
--- Adds `cost` members scored `stamp` after `count` existing ones to `args` from index i (ZADD's
--- score/member pairs); members are unique: the time plus the set's size at insertion, which only
--- grows at a given time.
-local function log_members(args, i, stamp, count, cost)
+-- Appends `cost` members scored `stamp` after `count` existing ones to `args` (ZADD's score/member
+-- pairs); members are unique: the time plus the set's size at insertion, which only grows at a
+-- given time.
+local function log_members(args, stamp, count, cost)
+  local i = #args + 1
   for j = 1, cost do
     args[i] = stamp
     args[i + 1] = stamp .. ':' .. (count + j)
     i = i + 2
   end
-  return i
 end
 
 -- ZADD of score/member pairs, 500 pairs at a time: unpack (and a Lua call) takes a bounded number
@@ -96,7 +96,7 @@ local function sliding_log_write(key, window, count, cost, log)
       log.args = {}
       waiting[#waiting + 1] = key
     end
-    log_members(log.args, #log.args + 1, stamp, count, cost)
+    log_members(log.args, stamp, count, cost)
     log.ttl = ttl_ms(window)
     log.count = count + cost
     return
@@ -105,7 +105,7 @@ local function sliding_log_write(key, window, count, cost, log)
     redis.call('ZADD', key, stamp, stamp .. ':' .. (count + 1))
   else
     local args = {}
-    log_members(args, 1, stamp, count, cost)
+    log_members(args, stamp, count, cost)
     log_add(key, args)
   end
   redis.call('PEXPIRE', key, ttl_ms(window))

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import jakarta.inject.Inject;
 
@@ -24,6 +25,7 @@ import dev.ratelimit.runtime.RedisKeys;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
@@ -338,21 +340,17 @@ class BatchedDecisionsTest {
                 throw new IllegalStateException("no layout for this run");
             };
             String[] args = { Long.toString(Engine.BASE), "0", "token-bucket", "5", "60000000", "5", "0", "1" };
-            List<CompletableFuture<Object>> outcomes = new ArrayList<>();
+            List<Supplier<Uni<?>>> made = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                outcomes.add(new CompletableFuture<>());
+                made.add(() -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
+                        scripts.get(LuaScriptRegistry.BATCH), broken, null, new String[] { Engine.newKey("broken-format") },
+                        args, r -> r));
             }
-            vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
-                for (CompletableFuture<Object> outcome : outcomes) {
-                    executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET), scripts.get(LuaScriptRegistry.BATCH),
-                            broken, null, new String[] { Engine.newKey("broken-format") }, args, r -> r)
-                            .subscribe().with(outcome::complete, outcome::complete);
-                }
-            });
-            assertTrue(outcomes.get(0).get(5, TimeUnit.SECONDS) instanceof io.vertx.redis.client.Response,
-                    "the first call goes alone: " + outcomes.get(0).get());
+            List<Object> outcomes = inOneEventLoopTask(made);
+            assertTrue(outcomes.get(0) instanceof io.vertx.redis.client.Response,
+                    "the first call goes alone: " + outcomes.get(0));
             for (int i = 1; i < 5; i++) {
-                Object o = outcomes.get(i).get(5, TimeUnit.SECONDS);
+                Object o = outcomes.get(i);
                 assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains("no layout"),
                         "call " + i + " fails with the format's error: " + o);
             }
@@ -386,10 +384,7 @@ class BatchedDecisionsTest {
         return out;
     }
 
-    /**
-     * Makes every call from one event-loop task: the first finds nothing in flight and goes alone, the others are
-     * gathered behind it and sent together when the task ends.
-     */
+    /** The replies of the calls made in one event-loop task (see {@link #inOneEventLoopTask}); each must succeed. */
     private List<long[]> playBatched(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
         List<long[]> out = new ArrayList<>();
         for (Object outcome : playBatchedOutcomes(backend, calls, now, run)) {
@@ -403,16 +398,26 @@ class BatchedDecisionsTest {
 
     /** Each call's reply or failure, in order (see {@link #playBatched}). */
     private List<Object> playBatchedOutcomes(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
+        List<Supplier<Uni<?>>> made = new ArrayList<>();
+        for (Call c : calls) {
+            made.add(() -> backend.decide(c.policies(), keys(run, c), c.costs(), now + c.later(), c.dryRun()));
+        }
+        return inOneEventLoopTask(made);
+    }
+
+    /**
+     * Makes every call from one event-loop task (the first finds nothing in flight and goes alone, the others are
+     * gathered behind it) and returns each call's item or failure, in order.
+     */
+    private List<Object> inOneEventLoopTask(List<Supplier<Uni<?>>> calls) throws Exception {
         List<CompletableFuture<Object>> outcomes = new ArrayList<>();
         for (int i = 0; i < calls.size(); i++) {
             outcomes.add(new CompletableFuture<>());
         }
         vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
             for (int i = 0; i < calls.size(); i++) {
-                Call c = calls.get(i);
                 CompletableFuture<Object> outcome = outcomes.get(i);
-                backend.decide(c.policies(), keys(run, c), c.costs(), now + c.later(), c.dryRun()).subscribe()
-                        .with(outcome::complete, outcome::complete);
+                calls.get(i).get().subscribe().with(outcome::complete, outcome::complete);
             }
         });
         List<Object> out = new ArrayList<>();
