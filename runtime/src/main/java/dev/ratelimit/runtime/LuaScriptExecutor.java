@@ -61,7 +61,9 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  * same turn (the replies of one read from Redis release many callers, and each makes its next call)
  * and they go as one run of the batch script, up to {@code maxBatch} calls per run: Redis parses one
  * command, runs one script, and writes one reply for all of them. This is what keeps Redis, whose
- * one thread is the bound under load, from spending most of its time on per-command work. Callers
+ * one thread is the bound under load, from spending most of its time on per-command work. And the
+ * replies to several runs that arrive together are handled one event-loop task each, so that the run
+ * made by the callers of one goes to Redis while the callers of the next are answered. Callers
  * on other threads (workers, blocking code) are sent alone, as are all calls on a cluster (a batch
  * would span slots).
  */
@@ -237,6 +239,11 @@ public class LuaScriptExecutor {
         private final ConcurrentLinkedQueue<Pending<?>> gathered = new ConcurrentLinkedQueue<>();
         private final AtomicInteger gatheredCount = new AtomicInteger();
         private final AtomicBoolean flushScheduled = new AtomicBoolean();
+        /**
+         * Set from the first reply to a run in a read from Redis to the end of that read; only touched
+         * on the connection's event loop.
+         */
+        private boolean runReplied;
 
         Channel(LuaScriptExecutor owner, int index) {
             this.owner = owner;
@@ -329,6 +336,30 @@ public class LuaScriptExecutor {
                 return;
             }
             send(request, b);
+        }
+
+        /**
+         * Whether to put off handling a run's reply to an event-loop task of its own, as is done for
+         * every reply to a run but the first of a read from Redis. What is written to a connection while
+         * one of its reads is handled, Vert.x flushes only once the whole read is handled: with all
+         * replies of a read handled at once, the runs their callers make would reach Redis together,
+         * after the last one, and Redis would wait idle until then, as this thread would while Redis
+         * works on them. One task each, the run made by the first reply's callers goes at the end of the
+         * read and each later one as soon as it is made: Redis works on one while this thread makes the
+         * next.
+         */
+        boolean putOff(Batch batch, AsyncResult<Response> ar) {
+            Context context = Vertx.currentContext();
+            if (context == null || !Context.isOnEventLoopThread()) {
+                return false;
+            }
+            if (!runReplied) {
+                runReplied = true;
+                context.runOnContext(v -> runReplied = false); // runs once the read is handled
+                return false;
+            }
+            context.runOnContext(v -> batch.replied(ar));
+            return true;
         }
 
         /** Every send gets exactly one call of its handler: a reply, an error, or the connection's loss. */
@@ -543,6 +574,12 @@ public class LuaScriptExecutor {
         @Override
         public void handle(AsyncResult<Response> ar) {
             channel.answered(ar.succeeded() || !isConnectionLost(ar.cause()));
+            if (!channel.putOff(this, ar)) {
+                replied(ar);
+            }
+        }
+
+        private void replied(AsyncResult<Response> ar) {
             if (ar.succeeded()) {
                 Response replies = ar.result();
                 for (int i = 0; i < calls.length; i++) {

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import jakarta.inject.Inject;
@@ -354,6 +356,59 @@ class BatchedDecisionsTest {
                 assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains("no layout"),
                         "call " + i + " fails with the format's error: " + o);
             }
+        } finally {
+            client.close();
+        }
+    }
+
+    /**
+     * Replies to two runs that come in one read from Redis (paused while they were sent, it answers them together):
+     * the second run's callers are answered in an event-loop task of their own, after the tasks the first run's
+     * callers scheduled on being answered. Vert.x writes what is sent on a connection during one of its reads only
+     * at the end of the read, so answered in the same read the second run's callers would hold back the calls the
+     * first run's callers make next, and Redis would wait for them.
+     */
+    @Test
+    void runsRepliedInOneReadAreAnsweredOneTaskEach() throws Exception {
+        long now = Engine.BASE + 23 * Engine.S;
+        Policy p = Engine.policy("one-read", Algorithm.TOKEN_BUCKET, 100, MINUTE, 100);
+        List<Call> calls = Collections.nCopies(9, Call.of(p, "k", 1)); // one alone, then two runs of 4
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 4, 1), scripts, false);
+            playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the scripts
+            String run = Engine.newIdentity();
+            AtomicBoolean firstRunsTaskRan = new AtomicBoolean();
+            List<CompletableFuture<Boolean>> secondRun = new ArrayList<>();
+            List<CompletableFuture<Object>> answered = new ArrayList<>();
+            for (int i = 0; i < calls.size(); i++) {
+                answered.add(new CompletableFuture<>());
+            }
+            long scriptCalls = Engine.scriptCalls(admin);
+            admin.call("CLIENT", "PAUSE", "300", "ALL");
+            vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
+                for (int i = 0; i < calls.size(); i++) {
+                    Call c = calls.get(i);
+                    int index = i;
+                    CompletableFuture<Object> outcome = answered.get(i);
+                    batched.decide(c.policies(), keys(run, c), c.costs(), now, false).subscribe().with(reply -> {
+                        if (index >= 1 && index <= 4) {
+                            io.vertx.core.Vertx.currentContext().runOnContext(x -> firstRunsTaskRan.set(true));
+                        }
+                        outcome.complete(index >= 5 ? firstRunsTaskRan.get() : reply);
+                    }, outcome::complete);
+                }
+            });
+            for (int i = 0; i < calls.size(); i++) {
+                Object o = answered.get(i).get(10, TimeUnit.SECONDS);
+                if (o instanceof Throwable t) {
+                    throw new AssertionError("call " + i + " failed", t);
+                }
+                if (i >= 5) {
+                    assertEquals(Boolean.TRUE, o, "call " + i + " (second run) answered after the first run's callers' tasks");
+                }
+            }
+            assertEquals(3, Engine.scriptCalls(admin) - scriptCalls, "the lone call and two runs");
         } finally {
             client.close();
         }
