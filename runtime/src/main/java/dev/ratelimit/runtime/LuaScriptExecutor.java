@@ -59,7 +59,9 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  * is sent alone when its connection has nothing in flight, so an idle application waits for nothing.
  * When calls are already waiting for Redis, it joins the calls made on the same event loop in the
  * same turn (the replies of one read from Redis release many callers, and each makes its next call)
- * and they go as one run of the batch script, up to {@code maxBatch} calls per run: Redis parses one
+ * and they go as one run of the batch script, up to {@code maxBatch} calls per run (the next calls of
+ * callers answered together go in two runs, so that Redis works on one while the other is made; see
+ * {@code Channel.submit}): Redis parses one
  * command, runs one script, and writes one reply for all of them. This is what keeps Redis, whose
  * one thread is the bound under load, from spending most of its time on per-command work. And the
  * replies to several runs that arrive together are handled one event-loop task each, so that the run
@@ -231,8 +233,10 @@ public class LuaScriptExecutor {
         private volatile RedisConnection connection;
         /** Guarded by {@code this}. */
         private Future<RedisConnection> connecting;
-        /** Calls sent and not answered yet. */
+        /** Sends (a lone call or a run) not answered yet. */
         private final AtomicInteger pending = new AtomicInteger();
+        /** Calls sent whose callers have not all been given their answer yet (a run counts its calls). */
+        private final AtomicInteger calls = new AtomicInteger();
         /** The last sign of life: a reply, or the first call sent to an idle channel. */
         private volatile long progressNanos = System.nanoTime();
         /** Calls waiting for the end of their event-loop turn, to go as one batch. */
@@ -244,6 +248,11 @@ public class LuaScriptExecutor {
          * on the connection's event loop.
          */
         private boolean runReplied;
+        /**
+         * Set while the callers of a reply are answered, on the connection's event loop (read by an event
+         * loop sharing the channel, it may be stale: it only decides where a run is cut).
+         */
+        private boolean answering;
 
         Channel(LuaScriptExecutor owner, int index) {
             this.owner = owner;
@@ -270,11 +279,16 @@ public class LuaScriptExecutor {
 
         /**
          * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
-         * with the others of this event-loop turn. A full run goes at once, so that Redis starts on it
-         * while the turn goes on.
+         * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
+         * is full. A call made by a caller being answered (the next call of a busy client) is gathered
+         * even when nothing is in flight, and ends the run once it holds half as many calls as are in
+         * flight: else the callers answered by one reply would all make their next calls into one run,
+         * and Redis and this thread would take turns, each idle while the other works. Cut that way,
+         * about two runs are in flight, and Redis works on one while this thread answers the callers
+         * of the other.
          */
         void submit(Pending<?> p) {
-            if (pending.get() == 0 && gatheredCount.get() == 0) {
+            if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {
                 sendAlone(p);
                 return;
             }
@@ -284,7 +298,8 @@ public class LuaScriptExecutor {
                 return;
             }
             gathered.add(p);
-            if (gatheredCount.incrementAndGet() >= owner.maxBatch) {
+            int n = gatheredCount.incrementAndGet();
+            if (n >= owner.maxBatch || answering && 2 * n >= calls.get()) {
                 sendRun();
             } else if (flushScheduled.compareAndSet(false, true)) {
                 context.runOnContext(v -> flush());
@@ -292,6 +307,7 @@ public class LuaScriptExecutor {
         }
 
         private void sendAlone(Pending<?> p) {
+            calls.incrementAndGet();
             ScriptCall<?> call = p.call;
             send(request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
         }
@@ -335,6 +351,7 @@ public class LuaScriptExecutor {
                 b.failAll(e);
                 return;
             }
+            calls.addAndGet(run.size());
             send(request, b);
         }
 
@@ -492,7 +509,13 @@ public class LuaScriptExecutor {
         public void handle(AsyncResult<Response> ar) {
             channel.answered(ar.succeeded() || !isConnectionLost(ar.cause()));
             if (ar.succeeded()) {
-                succeed(ar.result());
+                channel.answering = true;
+                try {
+                    succeed(ar.result());
+                } finally {
+                    channel.answering = false;
+                    channel.calls.decrementAndGet(); // its caller has its answer (and may have made its next call)
+                }
                 return;
             }
             Throwable failure = ar.cause();
@@ -503,7 +526,11 @@ public class LuaScriptExecutor {
                 return;
             }
             channel.check(failure);
-            fail(failure);
+            try {
+                fail(failure);
+            } finally {
+                channel.calls.decrementAndGet();
+            }
         }
 
         void succeed(Response reply) {
@@ -582,6 +609,7 @@ public class LuaScriptExecutor {
         private void replied(AsyncResult<Response> ar) {
             if (ar.succeeded()) {
                 Response replies = ar.result();
+                channel.answering = true;
                 for (int i = 0; i < calls.length; i++) {
                     try {
                         Response reply = replies.get(i);
@@ -596,6 +624,8 @@ public class LuaScriptExecutor {
                         LOG.errorf(e, "A rate-limit caller failed handling its decision");
                     }
                 }
+                channel.answering = false;
+                channel.calls.addAndGet(-calls.length); // counted until its callers have their answers
                 return;
             }
             Throwable failure = ar.cause();
@@ -607,6 +637,7 @@ public class LuaScriptExecutor {
             }
             channel.check(failure);
             failAll(failure);
+            channel.calls.addAndGet(-calls.length);
         }
 
         void failAll(Throwable failure) {

@@ -414,6 +414,58 @@ class BatchedDecisionsTest {
         }
     }
 
+    /**
+     * The callers answered by one run's reply, each making its next call as soon as it has its answer, go in two
+     * runs, not one: the first as soon as it holds half the calls in flight, the second at the end of the turn. In
+     * one run, Redis would sit idle while this thread answers the callers of a run and gathers their next calls, and
+     * this thread while Redis decides them. The runs' sizes are seen by the format that lays them out.
+     */
+    @Test
+    void callersAnsweredTogetherMakeTheirNextCallsInTwoRuns() throws Exception {
+        List<Integer> runSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // batch.lua's layout for calls of one token-bucket policy (limit 100 per minute), each call's own arguments
+        // being those of the lone script: time, mode, then algorithm, limit, window, burst, shadow, cost
+        LuaScriptExecutor.BatchFormat recording = (request, keyCounts, args, tags) -> {
+            runSizes.add(keyCounts.length);
+            request.arg(keyCounts.length).arg(1).arg("token-bucket").arg(100).arg(60_000_000).arg(100).arg("0");
+            for (String[] a : args) {
+                request.arg(1).arg(a[0]).arg(a[1]).arg(1).arg(a[7]);
+            }
+        };
+        String[] args = { Long.toString(Engine.BASE + 29 * Engine.S), "0", "token-bucket", "100", "60000000", "100", "0",
+                "1" };
+        Redis client = Redis.createClient(vertx, options());
+        try {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client, 16, 1);
+            String[] key = { Engine.newKey("next-calls") };
+            Supplier<Uni<long[]>> decide = () -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
+                    scripts.get(LuaScriptRegistry.BATCH), recording, null, key, args,
+                    r -> r.stream().mapToLong(io.vertx.redis.client.Response::toLong).toArray());
+            List<CompletableFuture<Object>> next = new ArrayList<>();
+            List<Supplier<Uni<?>>> first = new ArrayList<>();
+            first.add(decide::get); // alone: nothing in flight
+            for (int i = 0; i < 8; i++) {
+                CompletableFuture<Object> outcome = new CompletableFuture<>();
+                next.add(outcome);
+                // one run of 8, whose callers each make their next call on being answered
+                first.add(() -> decide.get().invoke(r -> decide.get().subscribe().with(outcome::complete, outcome::complete)));
+            }
+            inOneEventLoopTask(first);
+            long fewest = 100;
+            for (CompletableFuture<Object> o : next) {
+                Object reply = o.get(10, TimeUnit.SECONDS);
+                assertTrue(reply instanceof long[], "next call decided: " + reply);
+                long[] decision = (long[]) reply;
+                assertEquals(1, decision[0], "next call admitted");
+                fewest = Math.min(fewest, Engine.remaining(decision, 0));
+            }
+            assertEquals(100 - 17, fewest, "17 charges in all");
+            assertEquals(List.of(8, 4, 4), runSizes, "the first run, then the next calls of its callers");
+        } finally {
+            client.close();
+        }
+    }
+
     @Test
     void batchingCanBeTurnedOff() throws Exception {
         long now = Engine.BASE + 11 * Engine.S;
