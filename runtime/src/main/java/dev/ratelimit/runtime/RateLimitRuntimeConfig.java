@@ -97,10 +97,9 @@ public interface RateLimitRuntimeConfig {
          * Most decisions sent to Redis in one script run. When decisions arrive while earlier ones
          * are still waiting for Redis, those made on one event loop in the same turn go together:
          * Redis parses one command and writes one reply for all of them, and reads and writes a key
-         * once however many of them touch it; under load it decides 1.7 to 2 times as many per
-         * second (see the performance page). A decision made while nothing is in flight is sent at
-         * once, alone. Each decision is still atomic and
-         * all-or-nothing. `1` sends every decision alone. Not used with a Redis Cluster, where a
+         * once however many of them touch it; under load it decided 2 to 3.4 times as many per
+         * second in the benchmark (see the performance page). A decision made while nothing is in
+         * flight is sent at once, alone. Each decision is still atomic and all-or-nothing. `1` sends every decision alone. Not used with a Redis Cluster, where a
          * script run may only touch one slot.
          */
         @WithDefault("16")
