@@ -244,13 +244,14 @@ public class LuaScriptExecutor {
         private final AtomicInteger gatheredCount = new AtomicInteger();
         private final AtomicBoolean flushScheduled = new AtomicBoolean();
         /**
-         * Set from the first reply to a run in a read from Redis to the end of that read; only touched
-         * on the connection's event loop.
+         * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
+         * handled on the event loop of the call that was sent (normally the connection's own); when
+         * event loops share a channel, a race between them only decides whether a reply is put off.
          */
         private boolean runReplied;
         /**
-         * Set while the callers of a reply are answered, on the connection's event loop (read by an event
-         * loop sharing the channel, it may be stale: it only decides where a run is cut).
+         * Set while the callers of a reply are answered (on the same threads as {@link #runReplied}; a
+         * race only moves where a run is cut).
          */
         private boolean answering;
 
@@ -610,34 +611,50 @@ public class LuaScriptExecutor {
             if (ar.succeeded()) {
                 Response replies = ar.result();
                 channel.answering = true;
-                for (int i = 0; i < calls.length; i++) {
-                    try {
-                        Response reply = replies.get(i);
-                        if (reply != null && reply.type() == ResponseType.ERROR) {
-                            // this call failed in Redis, alone: as it would outside a batch
-                            calls[i].fail(reply instanceof Throwable t ? t : new IllegalStateException(reply.toString()));
-                        } else {
-                            calls[i].succeed(reply);
+                try {
+                    for (int i = 0; i < calls.length; i++) {
+                        try {
+                            Response reply = replies.get(i);
+                            if (reply != null && reply.type() == ResponseType.ERROR) {
+                                // this call failed in Redis, alone: as it would outside a batch
+                                calls[i].fail(reply instanceof Throwable t ? t : new IllegalStateException(reply.toString()));
+                            } else {
+                                calls[i].succeed(reply);
+                            }
+                        } catch (RuntimeException e) {
+                            // a subscriber that throws must not keep the other callers of the run waiting
+                            LOG.errorf(e, "A rate-limit caller failed handling its decision");
                         }
-                    } catch (RuntimeException e) {
-                        // a subscriber that throws must not keep the other callers of the run waiting
-                        LOG.errorf(e, "A rate-limit caller failed handling its decision");
                     }
+                } finally {
+                    channel.answering = false;
+                    channel.calls.addAndGet(-calls.length); // counted until its callers have their answers
                 }
-                channel.answering = false;
-                channel.calls.addAndGet(-calls.length); // counted until its callers have their answers
                 return;
             }
             Throwable failure = ar.cause();
             if (!evalSent && isNoScript(failure)) {
                 evalSent = true;
                 LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", script.name(), script.sha());
-                channel.send(request(Command.EVAL, script.body()), this);
-                return;
+                Request eval;
+                try {
+                    eval = request(Command.EVAL, script.body());
+                } catch (RuntimeException e) {
+                    failure = e; // laid out once already, but a format may still fail: fail the run now
+                    eval = null;
+                }
+                if (eval != null) {
+                    channel.send(eval, this);
+                    return;
+                }
+            } else {
+                channel.check(failure);
             }
-            channel.check(failure);
-            failAll(failure);
-            channel.calls.addAndGet(-calls.length);
+            try {
+                failAll(failure);
+            } finally {
+                channel.calls.addAndGet(-calls.length);
+            }
         }
 
         void failAll(Throwable failure) {

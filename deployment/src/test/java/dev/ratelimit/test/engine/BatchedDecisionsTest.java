@@ -385,7 +385,10 @@ class BatchedDecisionsTest {
                 answered.add(new CompletableFuture<>());
             }
             long scriptCalls = Engine.scriptCalls(admin);
-            admin.call("CLIENT", "PAUSE", "300", "ALL");
+            long pauseMillis = 1000;
+            long pausedAt = System.nanoTime();
+            admin.call("CLIENT", "PAUSE", Long.toString(pauseMillis), "ALL");
+            CompletableFuture<Long> sentAt = new CompletableFuture<>();
             vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
                 for (int i = 0; i < calls.size(); i++) {
                     Call c = calls.get(i);
@@ -398,7 +401,11 @@ class BatchedDecisionsTest {
                         outcome.complete(index >= 5 ? firstRunsTaskRan.get() : reply);
                     }, outcome::complete);
                 }
+                sentAt.complete(System.nanoTime());
             });
+            // else the runs might reach Redis after the pause, be answered in two reads, and test nothing
+            assertTrue(sentAt.get(10, TimeUnit.SECONDS) - pausedAt < TimeUnit.MILLISECONDS.toNanos(pauseMillis) / 2,
+                    "the calls were sent well within the pause");
             for (int i = 0; i < calls.size(); i++) {
                 Object o = answered.get(i).get(10, TimeUnit.SECONDS);
                 if (o instanceof Throwable t) {
@@ -437,6 +444,9 @@ class BatchedDecisionsTest {
         Redis client = Redis.createClient(vertx, options());
         try {
             LuaScriptExecutor executor = new LuaScriptExecutor(client, 16, 1);
+            // cached in Redis beforehand (another test flushes the scripts): a NOSCRIPT retry would lay out a run twice
+            executor.preload(List.of(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET), scripts.get(LuaScriptRegistry.BATCH)))
+                    .await().atMost(Duration.ofSeconds(5));
             String[] key = { Engine.newKey("next-calls") };
             Supplier<Uni<long[]>> decide = () -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
                     scripts.get(LuaScriptRegistry.BATCH), recording, null, key, args,
@@ -461,6 +471,47 @@ class BatchedDecisionsTest {
             }
             assertEquals(100 - 17, fewest, "17 charges in all");
             assertEquals(List.of(8, 4, 4), runSizes, "the first run, then the next calls of its callers");
+        } finally {
+            client.close();
+        }
+    }
+
+    /**
+     * A run that Redis does not know the script of is laid out again for {@code EVAL}; when that second layout fails,
+     * the run's calls fail at once too, instead of waiting for their callers' timeouts.
+     */
+    @Test
+    void aRunThatCannotBeLaidOutForEvalFailsItsCallsAtOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger layouts = new java.util.concurrent.atomic.AtomicInteger();
+        LuaScriptExecutor.BatchFormat onceOnly = (request, keyCounts, args, tags) -> {
+            if (layouts.incrementAndGet() > 1) {
+                throw new IllegalStateException("no second layout for this run");
+            }
+            request.arg(keyCounts.length).arg(1).arg("token-bucket").arg(5).arg(60_000_000).arg(5).arg("0");
+            for (String[] a : args) {
+                request.arg(1).arg(a[0]).arg(a[1]).arg(1).arg(a[7]);
+            }
+        };
+        String[] args = { Long.toString(Engine.BASE), "0", "token-bucket", "5", "60000000", "5", "0", "1" };
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client, 64, 1);
+            List<Supplier<Uni<?>>> made = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                made.add(() -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
+                        scripts.get(LuaScriptRegistry.BATCH), onceOnly, null, new String[] { Engine.newKey("eval-layout") },
+                        args, r -> r));
+            }
+            admin.call("SCRIPT", "FLUSH"); // the run gets NOSCRIPT, and must be laid out again for EVAL
+            List<Object> outcomes = inOneEventLoopTask(made);
+            assertTrue(outcomes.get(0) instanceof io.vertx.redis.client.Response,
+                    "the first call goes alone, and EVAL serves it: " + outcomes.get(0));
+            for (int i = 1; i < 5; i++) {
+                Object o = outcomes.get(i);
+                assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains("no second layout"),
+                        "call " + i + " fails with the format's error: " + o);
+            }
+            assertEquals(2, layouts.get(), "laid out for EVALSHA, then tried for EVAL");
         } finally {
             client.close();
         }
