@@ -335,30 +335,10 @@ class BatchedDecisionsTest {
      */
     @Test
     void aRunThatCannotBeLaidOutFailsItsCallsAtOnce() throws Exception {
-        Redis client = Redis.createClient(vertx, options());
-        try {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client, 64, 2);
-            LuaScriptExecutor.BatchFormat broken = (request, keyCounts, args, tags) -> {
-                throw new IllegalStateException("no layout for this run");
-            };
-            String[] args = { Long.toString(Engine.BASE), "0", "token-bucket", "5", "60000000", "5", "0", "1" };
-            List<Supplier<Uni<?>>> made = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                made.add(() -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
-                        scripts.get(LuaScriptRegistry.BATCH), broken, null, new String[] { Engine.newKey("broken-format") },
-                        args, r -> r));
-            }
-            List<Object> outcomes = inOneEventLoopTask(made);
-            assertTrue(outcomes.get(0) instanceof io.vertx.redis.client.Response,
-                    "the first call goes alone: " + outcomes.get(0));
-            for (int i = 1; i < 5; i++) {
-                Object o = outcomes.get(i);
-                assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains("no layout"),
-                        "call " + i + " fails with the format's error: " + o);
-            }
-        } finally {
-            client.close();
-        }
+        assertRunFailsAtOnce((request, keyCounts, args, tags) -> {
+            throw new IllegalStateException("no layout for this run");
+        }, "no layout", () -> {
+        });
     }
 
     /**
@@ -430,14 +410,9 @@ class BatchedDecisionsTest {
     @Test
     void callersAnsweredTogetherMakeTheirNextCallsInTwoRuns() throws Exception {
         List<Integer> runSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        // batch.lua's layout for calls of one token-bucket policy (limit 100 per minute), each call's own arguments
-        // being those of the lone script: time, mode, then algorithm, limit, window, burst, shadow, cost
         LuaScriptExecutor.BatchFormat recording = (request, keyCounts, args, tags) -> {
             runSizes.add(keyCounts.length);
-            request.arg(keyCounts.length).arg(1).arg("token-bucket").arg(100).arg(60_000_000).arg(100).arg("0");
-            for (String[] a : args) {
-                request.arg(1).arg(a[0]).arg(a[1]).arg(1).arg(a[7]);
-            }
+            onePolicyLayout(request, keyCounts, args);
         };
         String[] args = { Long.toString(Engine.BASE + 29 * Engine.S), "0", "token-bucket", "100", "60000000", "100", "0",
                 "1" };
@@ -483,39 +458,58 @@ class BatchedDecisionsTest {
     @Test
     void aRunThatCannotBeLaidOutForEvalFailsItsCallsAtOnce() throws Exception {
         java.util.concurrent.atomic.AtomicInteger layouts = new java.util.concurrent.atomic.AtomicInteger();
-        LuaScriptExecutor.BatchFormat onceOnly = (request, keyCounts, args, tags) -> {
-            if (layouts.incrementAndGet() > 1) {
-                throw new IllegalStateException("no second layout for this run");
-            }
-            request.arg(keyCounts.length).arg(1).arg("token-bucket").arg(5).arg(60_000_000).arg(5).arg("0");
-            for (String[] a : args) {
-                request.arg(1).arg(a[0]).arg(a[1]).arg(1).arg(a[7]);
-            }
-        };
+        try (RespClient admin = RedisFixture.shared().client()) {
+            assertRunFailsAtOnce((request, keyCounts, args, tags) -> {
+                if (layouts.incrementAndGet() > 1) {
+                    throw new IllegalStateException("no second layout for this run");
+                }
+                onePolicyLayout(request, keyCounts, args);
+            }, "no second layout", () -> admin.call("SCRIPT", "FLUSH")); // NOSCRIPT: laid out again for EVAL
+        }
+        assertEquals(2, layouts.get(), "laid out for EVALSHA, then tried for EVAL");
+    }
+
+    /**
+     * Five calls in one event-loop task with this batch format: the first goes alone and is decided, the four others
+     * go as one run and fail with the format's error, at once. {@code before} runs just before the calls are made.
+     */
+    private void assertRunFailsAtOnce(LuaScriptExecutor.BatchFormat format, String error, Runnable before) throws Exception {
         String[] args = { Long.toString(Engine.BASE), "0", "token-bucket", "5", "60000000", "5", "0", "1" };
         Redis client = Redis.createClient(vertx, options());
-        try (RespClient admin = RedisFixture.shared().client()) {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client, 64, 1);
+        try {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client, 64, 2);
             List<Supplier<Uni<?>>> made = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 made.add(() -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
-                        scripts.get(LuaScriptRegistry.BATCH), onceOnly, null, new String[] { Engine.newKey("eval-layout") },
+                        scripts.get(LuaScriptRegistry.BATCH), format, null, new String[] { Engine.newKey("run-layout") },
                         args, r -> r));
             }
-            admin.call("SCRIPT", "FLUSH"); // the run gets NOSCRIPT, and must be laid out again for EVAL
+            before.run();
             List<Object> outcomes = inOneEventLoopTask(made);
             assertTrue(outcomes.get(0) instanceof io.vertx.redis.client.Response,
-                    "the first call goes alone, and EVAL serves it: " + outcomes.get(0));
+                    "the first call goes alone: " + outcomes.get(0));
             for (int i = 1; i < 5; i++) {
                 Object o = outcomes.get(i);
-                assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains("no second layout"),
+                assertTrue(o instanceof IllegalStateException && ((Throwable) o).getMessage().contains(error),
                         "call " + i + " fails with the format's error: " + o);
             }
-            assertEquals(2, layouts.get(), "laid out for EVALSHA, then tried for EVAL");
         } finally {
             client.close();
         }
     }
+
+    /**
+     * batch.lua's layout for calls that all name the one policy their own (lone-script) arguments give: time, mode,
+     * then algorithm, limit, window, burst, shadow, cost.
+     */
+    private static void onePolicyLayout(io.vertx.redis.client.Request request, int[] keyCounts, String[][] args) {
+        String[] p = args[0];
+        request.arg(keyCounts.length).arg(1).arg(p[2]).arg(p[3]).arg(p[4]).arg(p[5]).arg(p[6]);
+        for (String[] a : args) {
+            request.arg(1).arg(a[0]).arg(a[1]).arg(1).arg(a[7]);
+        }
+    }
+
 
     @Test
     void batchingCanBeTurnedOff() throws Exception {
