@@ -9,8 +9,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import jakarta.inject.Inject;
@@ -31,6 +33,8 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
 
 /**
  * Calls decided together in one run of the batch script get exactly the replies they would get one by one: a
@@ -409,7 +413,7 @@ class BatchedDecisionsTest {
      */
     @Test
     void callersAnsweredTogetherMakeTheirNextCallsInTwoRuns() throws Exception {
-        List<Integer> runSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Integer> runSizes = new CopyOnWriteArrayList<>();
         LuaScriptExecutor.BatchFormat recording = (request, keyCounts, args, tags) -> {
             runSizes.add(keyCounts.length);
             onePolicyLayout(request, keyCounts, args);
@@ -425,7 +429,7 @@ class BatchedDecisionsTest {
             String[] key = { Engine.newKey("next-calls") };
             Supplier<Uni<long[]>> decide = () -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
                     scripts.get(LuaScriptRegistry.BATCH), recording, null, key, args,
-                    r -> r.stream().mapToLong(io.vertx.redis.client.Response::toLong).toArray());
+                    r -> r.stream().mapToLong(Response::toLong).toArray());
             List<CompletableFuture<Object>> next = new ArrayList<>();
             List<Supplier<Uni<?>>> first = new ArrayList<>();
             first.add(decide::get); // alone: nothing in flight
@@ -457,7 +461,7 @@ class BatchedDecisionsTest {
      */
     @Test
     void aRunThatCannotBeLaidOutForEvalFailsItsCallsAtOnce() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger layouts = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger layouts = new AtomicInteger();
         try (RespClient admin = RedisFixture.shared().client()) {
             assertRunFailsAtOnce((request, keyCounts, args, tags) -> {
                 if (layouts.incrementAndGet() > 1) {
@@ -486,7 +490,7 @@ class BatchedDecisionsTest {
             }
             before.run();
             List<Object> outcomes = inOneEventLoopTask(made);
-            assertTrue(outcomes.get(0) instanceof io.vertx.redis.client.Response,
+            assertTrue(outcomes.get(0) instanceof Response,
                     "the first call goes alone: " + outcomes.get(0));
             for (int i = 1; i < 5; i++) {
                 Object o = outcomes.get(i);
@@ -502,7 +506,7 @@ class BatchedDecisionsTest {
      * batch.lua's layout for calls that all name the one policy their own (lone-script) arguments give: time, mode,
      * then algorithm, limit, window, burst, shadow, cost.
      */
-    private static void onePolicyLayout(io.vertx.redis.client.Request request, int[] keyCounts, String[][] args) {
+    private static void onePolicyLayout(Request request, int[] keyCounts, String[][] args) {
         String[] p = args[0];
         request.arg(keyCounts.length).arg(1).arg(p[2]).arg(p[3]).arg(p[4]).arg(p[5]).arg(p[6]);
         for (String[] a : args) {
