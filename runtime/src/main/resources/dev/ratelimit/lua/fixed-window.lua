@@ -5,9 +5,9 @@
 -- keep it (KEEPTTL): the end of the window has not moved, and Redis is spared an expiry update.
 local function fixed_window_write(key, idx, count, cost, left)
   if count > 0 then
-    kv_set(key, int(idx) .. ':' .. (count + cost))
+    kv_set(key, { idx, count + cost })
   else
-    kv_set(key, int(idx) .. ':' .. cost, ttl_ms(left))
+    kv_set(key, { idx, cost }, ttl_ms(left))
   end
 end
 
@@ -15,7 +15,9 @@ A['fixed-window'] = function(key, limit, window, burst, cost, write)
   local idx = floor(now / window)
   local count = 0
   local v = kv_get(key)
-  if v then
+  if type(v) == 'table' then
+    if v[1] == idx then count = v[2] end
+  elseif v then
     local sep = find(v, ':', 1, true)
     if sep and tonumber(sub(v, 1, sep - 1)) == idx then
       count = tonumber(sub(v, sep + 1))

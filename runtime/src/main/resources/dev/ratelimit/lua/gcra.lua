@@ -24,10 +24,10 @@ A['gcra'] = function(key, limit, window, burst, cost, write)
     return 0, avail, allow_at - now, next_unit(tat), next_unit(tat), nil
   end
   if write then
-    kv_set(key, fmt('%.17g', new_tat), ttl_ms(new_tat - now))
+    kv_set(key, new_tat, ttl_ms(new_tat - now))
     return 1, avail, 0, next_unit(new_tat), next_unit(tat), nil
   end
   return 1, avail, 0, next_unit(new_tat), next_unit(tat), function()
-    kv_set(key, fmt('%.17g', new_tat), ttl_ms(new_tat - now))
+    kv_set(key, new_tat, ttl_ms(new_tat - now))
   end
 end

@@ -20,7 +20,7 @@ A['leaky-bucket'] = function(key, limit, window, burst, cost, write)
     return 0, avail, (level + cost - burst) * per_unit, next_unit(level), next_unit(level), nil
   end
   local filled = level + cost
-  local value, ttl = fmt('%.17g', drained_at + cost * per_unit), ttl_ms(filled * per_unit)
+  local value, ttl = drained_at + cost * per_unit, ttl_ms(filled * per_unit)
   if write then
     kv_set(key, value, ttl)
     return 1, avail, 0, next_unit(filled), next_unit(level), nil

@@ -53,6 +53,20 @@ local ttl_ms = ms
 -- value of every written key goes to Redis when the run ends (kv_flush). A run is atomic, so no other
 -- client can tell the difference, and a burst on one hot key costs Redis one GET and one SET per run
 -- instead of one per decision.
+-- A value is written as the algorithm holds it: a number (a bucket's or GCRA's time), or a list of
+-- integers (a window's index and counts, stored "i:c"). kv_get returns such a value as written
+-- earlier in the run, or the string Redis holds: an algorithm reads both. The string is made only
+-- when Redis is written, so later decisions of a run on a hot key neither format nor parse it.
+local function kv_encode(v)
+  local t = type(v)
+  if t == 'number' then return fmt('%.17g', v) end
+  if t == 'table' then
+    local s = int(v[1])
+    for i = 2, #v do s = s .. ':' .. int(v[i]) end
+    return s
+  end
+  return v
+end
 local batching = false
 local pending = {}   -- key -> its value in this run (false: missing)
 local pending_ttl = {} -- key -> the TTL (ms) of its last write that set one; none: keep the key's
@@ -71,6 +85,7 @@ end
 -- Writes `value`; with `ttl` (ms) the key expires then, without it the key keeps its TTL.
 local function kv_set(key, value, ttl)
   if not batching then
+    value = kv_encode(value)
     if ttl then
       redis.call('SET', key, value, 'PX', ttl)
     else
@@ -94,10 +109,11 @@ local function kv_flush()
   for i = 1, #written do
     local key = written[i]
     local ttl = pending_ttl[key]
+    local value = kv_encode(pending[key])
     if ttl then
-      redis.call('SET', key, pending[key], 'PX', ttl)
+      redis.call('SET', key, value, 'PX', ttl)
     else
-      redis.call('SET', key, pending[key], 'KEEPTTL')
+      redis.call('SET', key, value, 'KEEPTTL')
     end
   end
 end

@@ -4,7 +4,7 @@
 -- The key expires at the end of the next window (its count is that window's "previous"); a write
 -- within the window that set that TTL keeps it (KEEPTTL), sparing Redis an expiry update.
 local function sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
-  local value = int(idx) .. ':' .. prev .. ':' .. (cur + cost)
+  local value = { idx, prev, cur + cost }
   if same_window then
     kv_set(key, value)
   else
@@ -28,7 +28,14 @@ A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
   local prev, cur = 0, 0
   local same_window = false
   local v = kv_get(key)
-  if v then
+  if type(v) == 'table' then
+    if v[1] == idx then
+      prev, cur = v[2], v[3]
+      same_window = true
+    elseif v[1] == idx - 1 then
+      prev = v[3]
+    end
+  elseif v then
     local a, b, c = string.match(v, '^(%d+):(%d+):(%d+)$')
     local widx = tonumber(a)
     if widx == idx then

@@ -22,7 +22,7 @@ A['token-bucket'] = function(key, limit, window, burst, cost, write)
     return 0, avail, (cost - tokens) * per_token, next_unit(tokens), next_unit(tokens), nil
   end
   local left = tokens - cost
-  local value, ttl = fmt('%.17g', empty_at + cost * per_token), ttl_ms((burst - left) * per_token)
+  local value, ttl = empty_at + cost * per_token, ttl_ms((burst - left) * per_token)
   if write then
     kv_set(key, value, ttl)
     return 1, avail, 0, next_unit(left), next_unit(tokens), nil
