@@ -25,7 +25,9 @@ import dev.ratelimit.runtime.LuaScriptRegistry;
  * decide function, and an entry: {@code entry.lua} decides one call, {@code batch.lua} several.
  * {@code decide} carries every algorithm (for requests mixing them); {@code decide/<algorithm>}
  * carries one, so the common single-algorithm call defines only what it uses;
- * {@code decide-batch} carries every algorithm and decides a batch of calls.
+ * {@code decide-batch} carries every algorithm and decides a batch of calls, {@code decide-batch/<algorithm>}
+ * a batch of calls that all use one algorithm. Redis runs a script's whole body on every call, so a
+ * script defining only what it uses costs it less per run.
  */
 final class LuaScripts {
 
@@ -94,6 +96,7 @@ final class LuaScripts {
             String alg = sources.get(algorithmPath(a));
             all.append('\n').append(alg);
             scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(), String.join("\n", prelude, alg, decide, entry));
+            scripts.put(LuaScriptRegistry.BATCH + "/" + a.configName(), String.join("\n", prelude, alg, decide, sources.get(BATCH)));
         }
         all.append('\n').append(decide).append('\n');
         scripts.put(LuaScriptRegistry.DECIDE, all + entry);

@@ -154,6 +154,14 @@ public class LuaScriptExecutor {
          * tag its caller gave.
          */
         void write(Request request, int[] keyCounts, String[][] args, Object[] tags);
+
+        /**
+         * The script a run of these calls uses: by default the batch script they were made with; a format may pick a
+         * narrower one that decides every call of this run (it must read the same arguments).
+         */
+        default LuaScript script(LuaScript batch, Object[] tags) {
+            return batch;
+        }
     }
 
     /**
@@ -346,7 +354,7 @@ public class LuaScriptExecutor {
             Batch b = new Batch(this, run.toArray(new Pending<?>[0]));
             Request request;
             try {
-                request = b.request(Command.EVALSHA, b.script.sha());
+                request = b.request(Command.EVALSHA);
             } catch (RuntimeException e) {
                 // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
                 b.failAll(e);
@@ -566,16 +574,27 @@ public class LuaScriptExecutor {
     private static final class Batch implements Handler<AsyncResult<Response>> {
         private final Channel channel;
         private final Pending<?>[] calls;
-        private final LuaScript script;
+        private final Object[] tags;
+        /** Chosen by the format when the run is first laid out. */
+        private LuaScript script;
         private boolean evalSent;
 
         Batch(Channel channel, Pending<?>[] calls) {
             this.channel = channel;
             this.calls = calls;
-            this.script = calls[0].call.batch;
+            this.tags = new Object[calls.length];
+            for (int i = 0; i < calls.length; i++) {
+                tags[i] = calls[i].call.tag;
+            }
         }
 
-        Request request(Command command, String scriptOrSha) {
+        /** The run as a command: {@code EVALSHA} with the script's SHA, or {@code EVAL} with its body. */
+        Request request(Command command) {
+            if (script == null) {
+                ScriptCall<?> first = calls[0].call;
+                script = first.format.script(first.batch, tags);
+            }
+            String scriptOrSha = command == Command.EVAL ? script.body() : script.sha();
             int keyCount = 0;
             for (Pending<?> p : calls) {
                 keyCount += p.call.keys.length;
@@ -588,12 +607,10 @@ public class LuaScriptExecutor {
             }
             int[] keyCounts = new int[calls.length];
             String[][] args = new String[calls.length][];
-            Object[] tags = new Object[calls.length];
             for (int i = 0; i < calls.length; i++) {
                 ScriptCall<?> c = calls[i].call;
                 keyCounts[i] = c.keys.length;
                 args[i] = c.args;
-                tags[i] = c.tag;
             }
             calls[0].call.format.write(r, keyCounts, args, tags);
             return r;
@@ -638,7 +655,7 @@ public class LuaScriptExecutor {
                 LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", script.name(), script.sha());
                 Request eval;
                 try {
-                    eval = request(Command.EVAL, script.body());
+                    eval = request(Command.EVAL);
                 } catch (RuntimeException e) {
                     failure = e; // laid out once already, but a format may still fail: fail the run now
                     eval = null;

@@ -36,6 +36,14 @@ public final class LuaScriptRegistry {
         return get(DECIDE + "/" + algorithm.configName());
     }
 
+    /**
+     * The batch script specialised for one algorithm, for runs whose calls all use it: a run defines
+     * only the functions it can call, and Redis runs the script's body on every call.
+     */
+    public LuaScript batchForAlgorithm(Algorithm algorithm) {
+        return get(BATCH + "/" + algorithm.configName());
+    }
+
     /** Every script. */
     public Collection<LuaScript> all() {
         return scripts.values();

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.smallrye.mutiny.Uni;
+import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
 /**
@@ -21,8 +22,9 @@ import io.vertx.redis.client.Response;
  * takes the last unit in between, the groups charged before the denying one stay charged.
  * <p>
  * On a standalone or sentinel Redis, calls that arrive while Redis is busy are decided several per
- * script run (the {@code decide-batch} script, see {@link LuaScriptExecutor}); each is still decided
- * all-or-nothing, exactly as alone.
+ * script run (the {@code decide-batch/<algorithm>} script when they all use one algorithm, else
+ * {@code decide-batch}; see {@link LuaScriptExecutor}); each is still decided all-or-nothing, exactly
+ * as alone.
  */
 public class RedisBackend implements RateLimitBackend {
 
@@ -32,6 +34,8 @@ public class RedisBackend implements RateLimitBackend {
     private final LuaScript mixed;
     /** The batch script; null on a cluster, where a batch would span slots. */
     private final LuaScript batch;
+    private final Map<Algorithm, LuaScript> batchByAlgorithm = new EnumMap<>(Algorithm.class);
+    private final LuaScriptExecutor.BatchFormat policyTable = new PolicyTable();
     private final Map<String, Encoded> encodedPolicies = new ConcurrentHashMap<>();
 
     public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
@@ -40,6 +44,7 @@ public class RedisBackend implements RateLimitBackend {
         // looked up once: a decision should not build a map key to find its script
         for (Algorithm a : Algorithm.values()) {
             byAlgorithm.put(a, scripts.forAlgorithm(a));
+            batchByAlgorithm.put(a, scripts.batchForAlgorithm(a));
         }
         this.mixed = scripts.get(LuaScriptRegistry.DECIDE);
         this.batch = cluster ? null : scripts.get(LuaScriptRegistry.BATCH);
@@ -83,7 +88,7 @@ public class RedisBackend implements RateLimitBackend {
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return executor.execute(script, batch, POLICY_TABLE, policies, keys, args, RedisBackend::toLongs);
+        return executor.execute(script, batch, policyTable, policies, keys, args, RedisBackend::toLongs);
     }
 
     /** The arguments every decision of a policy sends alike: algorithm, limit, window, burst, shadow. */
@@ -92,49 +97,69 @@ public class RedisBackend implements RateLimitBackend {
     /**
      * A run of the batch script names each of its policies once (their five fixed values, then per call and policy
      * the policy's place in that list and the cost) instead of repeating them for every decision: Redis reads and
-     * converts fewer arguments per decision (see {@code batch.lua}). The tags are the calls' policies.
+     * converts fewer arguments per decision (see {@code batch.lua}). The tags are the calls' policies. A run whose
+     * policies all use one algorithm goes to that algorithm's batch script.
      */
-    private static final LuaScriptExecutor.BatchFormat POLICY_TABLE = (request, keyCounts, args, tags) -> {
-        List<Policy> named = new ArrayList<>(4);
-        // where each named policy's fixed values are: the first call naming it, at that policy's place
-        List<String[]> namedIn = new ArrayList<>(4);
-        List<Integer> namedAt = new ArrayList<>(4);
-        int[][] index = new int[args.length][];
-        for (int i = 0; i < args.length; i++) {
-            Policy[] ps = (Policy[]) tags[i];
-            index[i] = new int[ps.length];
-            for (int j = 0; j < ps.length; j++) {
-                int at = 0;
-                while (at < named.size() && named.get(at) != ps[j]) {
-                    at++;
+    private final class PolicyTable implements LuaScriptExecutor.BatchFormat {
+
+        @Override
+        public LuaScript script(LuaScript all, Object[] tags) {
+            Algorithm shared = null;
+            for (Object tag : tags) {
+                for (Policy p : (Policy[]) tag) {
+                    if (shared == null) {
+                        shared = p.algorithm();
+                    } else if (p.algorithm() != shared) {
+                        return all;
+                    }
                 }
-                if (at == named.size()) {
-                    named.add(ps[j]);
-                    namedIn.add(args[i]);
-                    namedAt.add(2 + j * (FIXED + 1));
+            }
+            return shared == null ? all : batchByAlgorithm.get(shared);
+        }
+
+        @Override
+        public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
+            List<Policy> named = new ArrayList<>(4);
+            // where each named policy's fixed values are: the first call naming it, at that policy's place
+            List<String[]> namedIn = new ArrayList<>(4);
+            List<Integer> namedAt = new ArrayList<>(4);
+            int[][] index = new int[args.length][];
+            for (int i = 0; i < args.length; i++) {
+                Policy[] ps = (Policy[]) tags[i];
+                index[i] = new int[ps.length];
+                for (int j = 0; j < ps.length; j++) {
+                    int at = 0;
+                    while (at < named.size() && named.get(at) != ps[j]) {
+                        at++;
+                    }
+                    if (at == named.size()) {
+                        named.add(ps[j]);
+                        namedIn.add(args[i]);
+                        namedAt.add(2 + j * (FIXED + 1));
+                    }
+                    index[i][j] = at + 1;
                 }
-                index[i][j] = at + 1;
+            }
+            request.arg(args.length);
+            request.arg(named.size());
+            for (int at = 0; at < named.size(); at++) {
+                String[] a = namedIn.get(at);
+                int b = namedAt.get(at);
+                for (int f = 0; f < FIXED; f++) {
+                    request.arg(a[b + f]);
+                }
+            }
+            for (int i = 0; i < args.length; i++) {
+                request.arg(keyCounts[i]);
+                request.arg(args[i][0]); // time
+                request.arg(args[i][1]); // mode
+                for (int j = 0; j < index[i].length; j++) {
+                    request.arg(index[i][j]);
+                    request.arg(args[i][2 + j * (FIXED + 1) + FIXED]); // cost
+                }
             }
         }
-        request.arg(args.length);
-        request.arg(named.size());
-        for (int at = 0; at < named.size(); at++) {
-            String[] a = namedIn.get(at);
-            int b = namedAt.get(at);
-            for (int f = 0; f < FIXED; f++) {
-                request.arg(a[b + f]);
-            }
-        }
-        for (int i = 0; i < args.length; i++) {
-            request.arg(keyCounts[i]);
-            request.arg(args[i][0]); // time
-            request.arg(args[i][1]); // mode
-            for (int j = 0; j < index[i].length; j++) {
-                request.arg(index[i][j]);
-                request.arg(args[i][2 + j * (FIXED + 1) + FIXED]); // cost
-            }
-        }
-    };
+    }
 
     /** Small costs as strings, so the common cost of 1 formats nothing. */
     private static final String[] SMALL = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" };

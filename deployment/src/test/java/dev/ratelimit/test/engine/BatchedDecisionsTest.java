@@ -285,6 +285,41 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * A run whose calls all use one algorithm goes to that algorithm's batch script, which defines nothing else; a run
+     * mixing algorithms goes to the script carrying them all. Seen through what Redis caches after forgetting every
+     * script: each run falls back to EVAL with the body of the script it was sent with.
+     */
+    @Test
+    void aRunOfOneAlgorithmUsesThatAlgorithmsBatchScript() throws Exception {
+        long now = Engine.BASE + 17 * Engine.S;
+        Policy bucket = Engine.policy("one-alg-bucket", Algorithm.TOKEN_BUCKET, 100, MINUTE, 100);
+        Policy window = Engine.policy("one-alg-window", Algorithm.FIXED_WINDOW, 100, MINUTE, 100);
+        List<Call> oneAlgorithm = new ArrayList<>();
+        List<Call> mixed = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            oneAlgorithm.add(Call.of(bucket, "k" + i, 1));
+            mixed.add(Call.of(i % 2 == 0 ? bucket : window, "k" + i, 1));
+        }
+        String bucketRuns = scripts.batchForAlgorithm(Algorithm.TOKEN_BUCKET).sha();
+        String windowRuns = scripts.batchForAlgorithm(Algorithm.FIXED_WINDOW).sha();
+        String anyRuns = scripts.get(LuaScriptRegistry.BATCH).sha();
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+            admin.call("SCRIPT", "FLUSH");
+            playBatched(batched, oneAlgorithm, now, Engine.newIdentity());
+            assertEquals(List.of(1L, 0L, 0L), admin.call("SCRIPT", "EXISTS", bucketRuns, windowRuns, anyRuns),
+                    "token-bucket calls only: that algorithm's batch script");
+            admin.call("SCRIPT", "FLUSH");
+            playBatched(batched, mixed, now, Engine.newIdentity());
+            assertEquals(List.of(0L, 0L, 1L), admin.call("SCRIPT", "EXISTS", bucketRuns, windowRuns, anyRuns),
+                    "token bucket and fixed window in one run: the script carrying every algorithm");
+        } finally {
+            client.close();
+        }
+    }
+
+    /**
      * A call that fails in Redis (here: its key holds a list, left by something else) fails alone, as it would
      * outside a batch; the other calls of its run are decided and get the replies they would get one by one.
      */

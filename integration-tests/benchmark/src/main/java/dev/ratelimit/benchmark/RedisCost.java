@@ -93,8 +93,8 @@ final class RedisCost {
             for (int i = 0; i < keys; i++) {
                 ourKeys[i] = "rl:{" + ids[i] + "}:" + policy.name();
             }
-            // the same decisions as the limiter sends them under load: BATCH per run of the batch script
-            LuaScript batch = scripts.get(LuaScriptRegistry.BATCH);
+            // the same decisions as the limiter sends them under load: BATCH per run of the algorithm's batch script
+            LuaScript batch = scripts.batchForAlgorithm(algorithm);
             // laid out as in batch.lua: the calls, the policy named once (its five fixed values), then per call its
             // number of keys, time, mode, the policy's index and the cost; ours.args is time, mode, five values, cost
             String[] batchArgs = new String[2 + 5 + BATCH * 5];
