@@ -170,6 +170,37 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * The window algorithms hold a key's value in a run as its window index and counts: calls at several instants in
+     * one run (a full window, the next window where the counter weighs the previous one, a window two later where
+     * both start afresh, and back to the first, where the stored window is a later one) get the replies and leave the
+     * state of the same calls made one by one.
+     */
+    @Test
+    void windowsAcrossInstantsInOneRunMatchOneByOne() throws Exception {
+        long now = Engine.BASE + 20 * Engine.S; // the start of a 10-second window
+        long s = Engine.S;
+        Policy fixed = Engine.policy("window-instants", Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(10), 3);
+        Policy counter = Engine.policy("counter-instants", Algorithm.SLIDING_WINDOW_COUNTER, 3, Duration.ofSeconds(10), 3);
+        List<Call> calls = List.of(
+                Call.at(0, fixed, "w", 1),
+                Call.at(0, fixed, "w", 1),
+                Call.at(0, fixed, "w", 1), // full
+                Call.at(0, fixed, "w", 1), // denied
+                Call.at(0, counter, "c", 1),
+                Call.at(0, counter, "c", 1), // 2 in this window
+                Call.at(12 * s, fixed, "w", 1), // the next window: starts at 0
+                Call.at(12 * s, counter, "c", 1), // 2 weighted 0.8 + 1 = 2.6
+                Call.at(12 * s, counter, "c", 1), // 3.6: denied
+                Call.at(35 * s, fixed, "w", 1), // two windows later
+                Call.at(35 * s, counter, "c", 1), // the previous window is empty
+                Call.at(5 * s, fixed, "w", 1), // back to the first window: the key holds a later one
+                Call.at(5 * s, counter, "c", 1));
+        List<long[]> expected = assertBatchMatchesOneByOne(calls, now);
+        assertEquals(List.of(1L, 1L, 1L, 0L, 1L, 1L, 1L, 1L, 0L, 1L, 1L, 1L, 1L),
+                expected.stream().map(r -> r[0]).toList(), "the scenario admits and denies as its comments say");
+    }
+
+    /**
      * A log may hold entries later than the instant of a run (left at a later instant, or by a Redis clock that went
      * back): the run's entries are then not the newest, and the oldest entry and the ranks of the waits must come
      * from the log as it is.
