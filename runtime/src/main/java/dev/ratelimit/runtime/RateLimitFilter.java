@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,22 +35,64 @@ public class RateLimitFilter {
     private static final String PROBLEM_JSON = "application/problem+json";
 
     private final HttpLimits http;
-    /** Per resource method (the info objects live as long as the deployment): key and specs. */
-    private final Map<SimpleResourceInfo, Target> targets = new ConcurrentHashMap<>();
+    /**
+     * Per resource class and method name, the overloads met so far: one entry per resource method, whatever the
+     * number of requests. Not keyed by the {@link SimpleResourceInfo} itself: Quarkus REST hands each request a new
+     * one, without {@code equals}.
+     */
+    private final Map<Class<?>, Map<String, Target[]>> targets = new ConcurrentHashMap<>();
 
     RateLimitFilter(HttpLimits http) {
         this.http = http;
     }
 
-    private record Target(String methodKey, RateLimitSpec[] specs) {
+    private record Target(Class<?>[] parameterTypes, String methodKey, RateLimitSpec[] specs) {
+    }
+
+    /** The key and specs of the request's resource method, looked up without allocating once met. */
+    private Target target(SimpleResourceInfo info) {
+        Map<String, Target[]> byName = targets.get(info.getResourceClass());
+        if (byName == null) {
+            byName = targets.computeIfAbsent(info.getResourceClass(), c -> new ConcurrentHashMap<>());
+        }
+        Class<?>[] parameterTypes = info.parameterTypes();
+        Target[] overloads = byName.get(info.getMethodName());
+        if (overloads != null) {
+            for (Target t : overloads) {
+                if (Arrays.equals(t.parameterTypes, parameterTypes)) {
+                    return t;
+                }
+            }
+        }
+        String key = RateLimitedMethods.methodKey(info.getResourceClass(), info.getMethodName(), parameterTypes);
+        Target met = new Target(parameterTypes.clone(), key, RateLimitedMethods.get(key));
+        byName.merge(info.getMethodName(), new Target[] { met }, (known, added) -> {
+            for (Target t : known) {
+                if (Arrays.equals(t.parameterTypes, met.parameterTypes)) {
+                    return known; // another thread met it first
+                }
+            }
+            Target[] all = Arrays.copyOf(known, known.length + 1);
+            all[known.length] = met;
+            return all;
+        });
+        return met;
+    }
+
+    /** How many resource methods this filter has met (for tests: it must not grow with requests). */
+    int knownMethods() {
+        int n = 0;
+        for (Map<String, Target[]> byName : targets.values()) {
+            for (Target[] overloads : byName.values()) {
+                n += overloads.length;
+            }
+        }
+        return n;
     }
 
     @ServerRequestFilter(priority = Priorities.AUTHORIZATION + 100, nonBlocking = true)
     public Uni<Response> decide(SimpleResourceInfo info, RoutingContext rc) {
-        Target target = targets.computeIfAbsent(info, i -> {
-            String key = RateLimitedMethods.methodKey(i.getResourceClass(), i.getMethodName(), i.parameterTypes());
-            return new Target(key, RateLimitedMethods.get(key));
-        });
+        Target target = target(info);
         if (target.specs.length == 0 && !http.hasPathPolicies()) {
             return PROCEED;
         }
