@@ -64,8 +64,7 @@ public class RateLimitFilter {
                 }
             }
         }
-        String key = RateLimitedMethods.methodKey(info.getResourceClass(), info.getMethodName(), parameterTypes);
-        Target met = new Target(parameterTypes.clone(), key, RateLimitedMethods.get(key));
+        Target met = declared(info.getResourceClass(), info.getMethodName(), parameterTypes.clone());
         byName.merge(info.getMethodName(), new Target[] { met }, (known, added) -> {
             for (Target t : known) {
                 if (Arrays.equals(t.parameterTypes, met.parameterTypes)) {
@@ -77,6 +76,38 @@ public class RateLimitFilter {
             return all;
         });
         return met;
+    }
+
+    /**
+     * The limits of a resource method as the build recorded them: under the class that declares the annotated
+     * method, which may be a superclass of the resource class or an interface it implements (a JAX-RS interface).
+     * Walks the hierarchy by name only, so nothing needs reflection in a native executable.
+     */
+    private static Target declared(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            Target t = declaredIn(c, name, parameterTypes);
+            if (t != null) {
+                return t;
+            }
+        }
+        // not limited: the key the interceptor compares, under the resource class
+        return new Target(parameterTypes, RateLimitedMethods.methodKey(resourceClass, name, parameterTypes),
+                new RateLimitSpec[0]);
+    }
+
+    private static Target declaredIn(Class<?> type, String name, Class<?>[] parameterTypes) {
+        String key = RateLimitedMethods.methodKey(type, name, parameterTypes);
+        RateLimitSpec[] specs = RateLimitedMethods.get(key);
+        if (specs.length > 0) {
+            return new Target(parameterTypes, key, specs);
+        }
+        for (Class<?> i : type.getInterfaces()) {
+            Target t = declaredIn(i, name, parameterTypes);
+            if (t != null) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** How many resource methods this filter has met (for tests: it must not grow with requests). */

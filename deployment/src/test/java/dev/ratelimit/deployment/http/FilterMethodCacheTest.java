@@ -74,6 +74,6 @@ class FilterMethodCacheTest {
         RateLimitFilter filter = Arc.container().instance(RateLimitFilter.class).get();
         Method known = RateLimitFilter.class.getDeclaredMethod("knownMethods");
         known.setAccessible(true);
-        assertEquals(3, known.invoke(filter), "resource methods the filter remembers after 403 requests");
+        assertEquals(3, known.invoke(filter), "resource methods the filter remembers after 404 requests");
     }
 }
