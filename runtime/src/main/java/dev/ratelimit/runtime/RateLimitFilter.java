@@ -51,12 +51,26 @@ public class RateLimitFilter {
 
     /** The key and specs of the request's resource method, looked up without allocating once met. */
     private Target target(SimpleResourceInfo info) {
-        Map<String, Target[]> byName = targets.get(info.getResourceClass());
-        if (byName == null) {
-            byName = targets.computeIfAbsent(info.getResourceClass(), c -> new ConcurrentHashMap<>());
-        }
+        Map<String, Target[]> byName = targets.computeIfAbsent(info.getResourceClass(), c -> new ConcurrentHashMap<>());
         Class<?>[] parameterTypes = info.parameterTypes();
-        Target[] overloads = byName.get(info.getMethodName());
+        Target known = overload(byName.get(info.getMethodName()), parameterTypes);
+        if (known != null) {
+            return known;
+        }
+        Target met = declared(info.getResourceClass(), info.getMethodName(), parameterTypes.clone());
+        byName.merge(info.getMethodName(), new Target[] { met }, (overloads, added) -> {
+            if (overload(overloads, met.parameterTypes) != null) {
+                return overloads; // another thread met it first
+            }
+            Target[] all = Arrays.copyOf(overloads, overloads.length + 1);
+            all[overloads.length] = met;
+            return all;
+        });
+        return met;
+    }
+
+    /** The overload with these parameter types, or null. */
+    private static Target overload(Target[] overloads, Class<?>[] parameterTypes) {
         if (overloads != null) {
             for (Target t : overloads) {
                 if (Arrays.equals(t.parameterTypes, parameterTypes)) {
@@ -64,18 +78,7 @@ public class RateLimitFilter {
                 }
             }
         }
-        Target met = declared(info.getResourceClass(), info.getMethodName(), parameterTypes.clone());
-        byName.merge(info.getMethodName(), new Target[] { met }, (known, added) -> {
-            for (Target t : known) {
-                if (Arrays.equals(t.parameterTypes, met.parameterTypes)) {
-                    return known; // another thread met it first
-                }
-            }
-            Target[] all = Arrays.copyOf(known, known.length + 1);
-            all[known.length] = met;
-            return all;
-        });
-        return met;
+        return null;
     }
 
     /**
