@@ -2,12 +2,9 @@ package dev.ratelimit.runtime;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.PolicyDecision;
@@ -32,7 +29,8 @@ import dev.ratelimit.PolicyDecision;
  * algorithm. The entry is keyed by the Redis key (prefix, identity, policy name) and by the policy's
  * algorithm, limit, window and burst, so changed policy values never hit an old entry.
  * <p>
- * Memory is bounded: at most {@code maxEntries} entries (plus one per thread racing an eviction).
+ * Memory is bounded: at most {@code maxEntries} entries (plus one per thread racing an eviction);
+ * what a denial says of a request's other policies is kept only while the cache is not full.
  * Expired entries are dropped when read; when the cache is full, expired entries are swept and, if
  * that is not enough, the tenth of the entries closest to expiry is dropped. Forgetting is always
  * safe: Redis then decides.
@@ -42,11 +40,10 @@ public final class DenyCache {
     /** The portion of an entry's duration given up for clock-rate differences: 1/1000 (0.1%). */
     private static final long RATE_MARGIN_DIVISOR = 1000;
 
-    private final int maxEntries;
     private final long marginNanos;
     private final LongSupplier nanoClock;
     private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
-    private final AtomicBoolean evicting = new AtomicBoolean();
+    private final Eviction eviction;
 
     /**
      * @param maxEntries the most entries held
@@ -57,7 +54,7 @@ public final class DenyCache {
         if (maxEntries < 1) {
             throw new IllegalArgumentException("max entries must be positive, got " + maxEntries);
         }
-        this.maxEntries = maxEntries;
+        this.eviction = new Eviction(maxEntries);
         this.marginNanos = safetyMargin.toNanos();
         this.nanoClock = nanoClock;
     }
@@ -169,6 +166,9 @@ public final class DenyCache {
         for (int i = 0; i < policies.length; i++) {
             int b = 1 + 4 * i;
             if (reply[b] == 1 || policies[i].shadow() || reply[b + 2] <= 0) {
+                if (eviction.full(entries)) {
+                    return; // never evict for a report: without it Redis decides such requests, as before
+                }
                 entries.putIfAbsent(Key.of(policies[i], keys[i]), new Entry(Long.MAX_VALUE, latestExpiry, 0,
                         now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
             }
@@ -177,7 +177,7 @@ public final class DenyCache {
 
     /** Stores an entry unless the cache is full and cannot make room; the latest denial replaces an older one. */
     private boolean put(Key key, Entry entry) {
-        if (entries.size() >= maxEntries && !makeRoom()) {
+        if (eviction.full(entries) && !makeRoom()) {
             return false;
         }
         // each denial is a true statement, the latest the freshest
@@ -195,44 +195,9 @@ public final class DenyCache {
         entries.clear();
     }
 
-    /**
-     * Drops expired entries and, if the cache is still over nine tenths full, the tenth closest to
-     * expiry. One thread at a time; the others skip their insert meanwhile (forgetting is safe).
-     * Costs O(n log n) at most once per {@code maxEntries / 10} inserts.
-     */
+    /** Drops expired entries and, if the cache is still over nine tenths full, the tenth closest to expiry. */
     private boolean makeRoom() {
-        if (!evicting.compareAndSet(false, true)) {
-            return false;
-        }
-        try {
-            long now = nanoClock.getAsLong();
-            entries.values().removeIf(e -> e.expiresAt - now <= 0);
-            int target = maxEntries - Math.max(1, maxEntries / 10);
-            int excess = entries.size() - target;
-            if (excess > 0) {
-                long[] left = new long[entries.size()];
-                int n = 0;
-                for (Entry e : entries.values()) {
-                    if (n == left.length) {
-                        break;
-                    }
-                    left[n++] = e.expiresAt - now;
-                }
-                if (n == 0) {
-                    return true;
-                }
-                Arrays.sort(left, 0, n);
-                long threshold = left[Math.min(n, excess) - 1];
-                for (Iterator<Entry> it = entries.values().iterator(); it.hasNext() && excess > 0;) {
-                    if (it.next().expiresAt - now <= threshold) {
-                        it.remove();
-                        excess--;
-                    }
-                }
-            }
-            return true;
-        } finally {
-            evicting.set(false);
-        }
+        long now = nanoClock.getAsLong();
+        return eviction.trim(entries, e -> e.expiresAt - now <= 0, e -> e.expiresAt - now);
     }
 }

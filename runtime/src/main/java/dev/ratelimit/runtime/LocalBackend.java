@@ -14,6 +14,13 @@ import io.smallrye.mutiny.Uni;
  * The six algorithms in process, with the semantics of the Lua scripts (each method mirrors its
  * script; read them side by side). Used for {@code backend=local}, for {@code on-failure=local}
  * while Redis is away, and as the dev-mode default without Redis. State is per instance.
+ * <p>
+ * Memory is bounded: state is dropped when it expires (swept every {@value #SWEEP_EVERY} decisions)
+ * and at most {@code maxKeys} keys hold state. When a new key would exceed that, expired state is
+ * swept and, if that is not enough, the state of the tenth of the keys that had used the smallest
+ * share of their limit at their last admitted request: forgetting a key gives it back what it had
+ * used, so those are the keys whose forgetting admits the least. A flood of one-off keys (clients
+ * choosing a new identity per request) thus evicts its own keys, not a client held at its limit.
  */
 public class LocalBackend implements RateLimitBackend {
 
@@ -21,14 +28,26 @@ public class LocalBackend implements RateLimitBackend {
     private static final int STRIPES = 64;
     /** Sweep expired state every this many decisions, so idle keys do not accumulate. */
     private static final int SWEEP_EVERY = 4096;
+    /** The default of {@code quarkus.ratelimit.local.max-keys}. */
+    public static final int DEFAULT_MAX_KEYS = 100_000;
 
     private final Map<String, State> states = new ConcurrentHashMap<>();
     private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
     private final long originMicros = System.currentTimeMillis() * 1000;
     private final long originNanos = System.nanoTime();
     private final AtomicInteger decisions = new AtomicInteger();
+    private final Eviction eviction;
 
     public LocalBackend() {
+        this(DEFAULT_MAX_KEYS);
+    }
+
+    /** @param maxKeys the most keys holding state (at least 1) */
+    public LocalBackend(int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("max keys must be positive, got " + maxKeys);
+        }
+        this.eviction = new Eviction(maxKeys);
         for (int i = 0; i < STRIPES; i++) {
             locks[i] = new ReentrantLock();
         }
@@ -67,7 +86,9 @@ public class LocalBackend implements RateLimitBackend {
             for (int i = stripes.length - 1; i >= 0; i--) {
                 locks[stripes[i]].unlock();
             }
-            if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
+            if (eviction.full(states)) {
+                eviction.trim(states, st -> st.expiresAt <= now, st -> st.share);
+            } else if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
                 sweep(now);
             }
         }
@@ -100,6 +121,7 @@ public class LocalBackend implements RateLimitBackend {
                     for (long k = 0; k < o.logAppends; k++) {
                         o.next.log.addLast(now);
                     }
+                    o.next.share = (double) (policies[i].capacity() - (o.avail - costs[i])) / policies[i].capacity();
                     states.put(keys[i], o.next);
                 }
                 res[b + 1] = o.avail - costs[i];
@@ -313,8 +335,10 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     /**
-     * Immutable per-key state: meaning of the fields depends on the algorithm (index: window index
-     * or last update time; a, b: counts, tokens, level or TAT; log: admitted times).
+     * Per-key state: meaning of the fields depends on the algorithm (index: window index or last
+     * update time; a, b: counts, tokens, level or TAT; log: admitted times). {@code share} is the
+     * share of the limit (or burst) used after the last admitted request, set before the state is
+     * stored and read by eviction only.
      */
     private static final class State {
         final long index;
@@ -322,6 +346,7 @@ public class LocalBackend implements RateLimitBackend {
         final double b;
         final ArrayDeque<Long> log;
         final long expiresAt;
+        double share;
 
         State(long index, double a, double b, ArrayDeque<Long> log, long expiresAt) {
             this.index = index;

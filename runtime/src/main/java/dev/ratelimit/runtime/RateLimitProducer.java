@@ -34,7 +34,12 @@ public class RateLimitProducer {
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
             @Any Instance<Redis> clients, Instance<RateLimitMetrics> metrics) {
         PolicyRegistry policies = PolicyRegistry.from(config);
-        LocalBackend local = new LocalBackend();
+        int maxKeys = config.local().maxKeys();
+        if (maxKeys < 1) {
+            throw new ConfigurationException("quarkus.ratelimit.local.max-keys is " + maxKeys
+                    + ": set it to 1 or more (the most keys the in-process limiter holds state for)");
+        }
+        LocalBackend local = new LocalBackend(maxKeys);
         RateLimitBackend backend = local;
         Optional<String> clientName = buildConfig.redis().clientName();
         if (config.backend() == RateLimitRuntimeConfig.Backend.LOCAL) {

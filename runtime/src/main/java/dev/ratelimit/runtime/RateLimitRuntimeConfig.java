@@ -70,6 +70,11 @@ public interface RateLimitRuntimeConfig {
     DenyCacheConfig denyCache();
 
     /**
+     * The in-process limiter (`backend=local`, `on-failure=local`, dev mode without Redis).
+     */
+    LocalConfig local();
+
+    /**
      * The policies, by name.
      */
     @ConfigDocMapKey("policy-name")
@@ -166,6 +171,21 @@ public interface RateLimitRuntimeConfig {
          */
         @WithDefault("5ms")
         Duration safetyMargin();
+    }
+
+    /**
+     * The in-process limiter.
+     */
+    interface LocalConfig {
+        /**
+         * The most keys whose state the in-process limiter holds, per instance. State is dropped when
+         * it expires; when a new key would exceed this, expired state is swept and then the state of
+         * the tenth of the keys that had used the smallest share of their limit (forgetting a key gives
+         * it back what it had used). A key's state takes about 170 bytes with a 24-character key, the
+         * sliding window log's about 300 plus 24 per request it holds.
+         */
+        @WithDefault("100000")
+        int maxKeys();
     }
 
     /**

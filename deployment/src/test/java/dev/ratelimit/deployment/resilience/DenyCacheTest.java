@@ -137,6 +137,23 @@ class DenyCacheTest {
     }
 
     @Test
+    void memoryIsBoundedWithMultiPolicyDenials() {
+        Policy writes = policy("writes", 5, false);
+        remember(API, KEY, 1, denied(0, 60_000), clock.get()); // one entry more: the cache fills on a report
+        for (int i = 0; i < 1000; i++) {
+            // Redis denied 'writes' and admitted 'api': the denial and what it said of 'api' are both kept
+            cache.remember(new Policy[] { API, writes }, new String[] { "rl:{user" + i + "}:api", "rl:{user" + i + "}:writes" },
+                    new long[] { 1, 1 }, new long[] { 0, 1, 9, 0, 100, 0, 0, 1000 + i, 1000 + i }, clock.get());
+            assertTrue(cache.size() <= 100, () -> "size " + cache.size());
+        }
+        // the latest request is still answered in process, for both of its policies
+        List<PolicyDecision> hit = cache.lookup(new Policy[] { API, writes },
+                new String[] { "rl:{user999}:api", "rl:{user999}:writes" }, new long[] { 1, 1 });
+        assertNotNull(hit);
+        assertEquals(2, hit.size());
+    }
+
+    @Test
     void expiredEntriesMakeRoomFirst() {
         for (int i = 0; i < 100; i++) {
             remember(API, "rl:{user" + i + "}:api", 1, denied(0, 1000), clock.get());

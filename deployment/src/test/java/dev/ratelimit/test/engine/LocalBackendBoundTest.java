@@ -1,0 +1,65 @@
+package dev.ratelimit.test.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.LocalBackend;
+import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+
+/**
+ * The in-process limiter holds state for a bounded number of keys: a flood of one-off keys within
+ * one window (a client choosing a new identity per request) neither grows it past its bound nor
+ * makes it forget the clients that used their limit.
+ */
+class LocalBackendBoundTest {
+
+    private static final long NOW = 1_700_000_000_000_000L;
+
+    private static long[] decide(LocalBackend backend, Policy p, String key, long now) {
+        return backend.decideNow(new Policy[] { p }, new String[] { key }, new long[] { 1 }, now, false);
+    }
+
+    @Test
+    void aFloodOfOneOffKeysStaysWithinTheBoundAndKeepsTheKeysAtTheirLimit() {
+        for (Algorithm algorithm : Algorithm.values()) {
+            Policy p = new Policy("api", algorithm, 10, Duration.ofMinutes(1), 10, "ip", false, FailureMode.LOCAL);
+            LocalBackend backend = new LocalBackend(1000);
+            long now = NOW;
+            for (int i = 0; i < 10; i++) {
+                assertEquals(1, decide(backend, p, "rl:{abuser}:api", now++)[0], algorithm + ": request " + i);
+            }
+            for (int i = 0; i < 5; i++) {
+                decide(backend, p, "rl:{regular}:api", now++);
+            }
+            for (int i = 0; i < 20_000; i++) {
+                assertEquals(1, decide(backend, p, "rl:{oneoff" + i + "}:api", now++)[0]);
+                assertTrue(backend.size() <= 1000, algorithm + ": " + backend.size() + " keys after " + i);
+            }
+            // still within the window (20 ms of a minute have passed): both are remembered
+            assertEquals(0, decide(backend, p, "rl:{abuser}:api", now++)[0], algorithm + ": the abuser was forgotten");
+            long[] regular = decide(backend, p, "rl:{regular}:api", now++);
+            assertEquals(1, regular[0], algorithm.toString());
+            assertEquals(4, regular[2], algorithm + ": the regular client's usage was forgotten");
+        }
+    }
+
+    @Test
+    void expiredStateMakesRoomFirst() {
+        Policy p = new Policy("api", Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(1), 10, "ip", false,
+                FailureMode.LOCAL);
+        LocalBackend backend = new LocalBackend(100);
+        for (int i = 0; i < 99; i++) {
+            decide(backend, p, "rl:{old" + i + "}:api", NOW);
+        }
+        assertEquals(99, backend.size());
+        // two windows later every old key has expired: the new key fills the limiter, which sweeps them all
+        decide(backend, p, "rl:{new}:api", NOW + 2_000_000);
+        assertEquals(1, backend.size());
+    }
+}
