@@ -1,8 +1,11 @@
 package dev.ratelimit.runtime;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
 
@@ -27,6 +30,11 @@ public class HttpLimits {
     private final boolean ietf;
     private final boolean legacy;
     private final List<Policy> pathPolicies = new ArrayList<>();
+    /**
+     * Per method the interceptor met: its key and specs, resolved once for the application (an
+     * interceptor instance lives as long as its bean instance, one request for a request-scoped bean).
+     */
+    final Map<Method, RateLimitInterceptor.Target> interceptedMethods = new ConcurrentHashMap<>();
 
     HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config) {
         this.limiter = limiter;

@@ -2,9 +2,7 @@ package dev.ratelimit.runtime;
 
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ContextNotActiveException;
@@ -37,10 +35,9 @@ public class RateLimitInterceptor {
 
     private final HttpLimits http;
     private final CurrentVertxRequest currentRequest;
-    /** Per intercepted method: its key and specs, resolved once rather than on every call. */
-    private final Map<Method, Target> targets = new ConcurrentHashMap<>();
 
-    private record Target(String key, RateLimitSpec[] specs) {
+    /** An intercepted method's key and specs (cached in {@link HttpLimits#interceptedMethods}). */
+    record Target(String key, RateLimitSpec[] specs) {
         static Target of(Method m) {
             String key = RateLimitedMethods.methodKey(m);
             return new Target(key, RateLimitedMethods.get(key));
@@ -55,7 +52,7 @@ public class RateLimitInterceptor {
     @AroundInvoke
     Object limit(InvocationContext ctx) throws Exception {
         Method method = ctx.getMethod();
-        Target target = targets.computeIfAbsent(method, Target::of);
+        Target target = http.interceptedMethods.computeIfAbsent(method, Target::of);
         String key = target.key();
         RateLimitSpec[] specs = target.specs();
         if (specs.length == 0) {
