@@ -3,8 +3,8 @@ package dev.ratelimit.runtime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.PolicyDecision;
@@ -29,11 +29,10 @@ import dev.ratelimit.PolicyDecision;
  * algorithm. The entry is keyed by the Redis key (prefix, identity, policy name) and by the policy's
  * algorithm, limit, window and burst, so changed policy values never hit an old entry.
  * <p>
- * Memory is bounded: at most {@code maxEntries} entries (plus one per thread racing an eviction);
- * what a denial says of a request's other policies is kept only while the cache is not full.
- * Expired entries are dropped when read; when the cache is full, expired entries are swept and, if
- * that is not enough, the tenth of the entries closest to expiry is dropped. Forgetting is always
- * safe: Redis then decides.
+ * Memory is bounded: at most {@code maxEntries} entries (plus what other threads insert while one
+ * trims). Expired entries are dropped when read; when a reply's entries take the cache over the
+ * bound, expired entries are swept and, if that is not enough, the tenth of the entries closest to
+ * expiry is dropped. Forgetting is always safe: Redis then decides.
  */
 public final class DenyCache {
 
@@ -42,7 +41,7 @@ public final class DenyCache {
 
     private final long marginNanos;
     private final LongSupplier nanoClock;
-    private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Key, Entry> entries = new ConcurrentHashMap<>();
     private final Eviction eviction;
 
     /**
@@ -151,10 +150,9 @@ public final class DenyCache {
             if (expiresAt - now <= 0) {
                 continue;
             }
-            if (!put(Key.of(p, keys[i]), new Entry(costs[i], expiresAt, now + retryNanos,
-                    now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])))) {
-                return;
-            }
+            // each denial is a true statement, the latest the freshest
+            entries.put(Key.of(p, keys[i]), new Entry(costs[i], expiresAt, now + retryNanos,
+                    now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
             latestExpiry = any ? Math.max(latestExpiry, expiresAt) : expiresAt;
             any = true;
         }
@@ -166,23 +164,12 @@ public final class DenyCache {
         for (int i = 0; i < policies.length; i++) {
             int b = 1 + 4 * i;
             if (reply[b] == 1 || policies[i].shadow() || reply[b + 2] <= 0) {
-                if (eviction.full(entries)) {
-                    return; // never evict for a report: without it Redis decides such requests, as before
-                }
                 entries.putIfAbsent(Key.of(policies[i], keys[i]), new Entry(Long.MAX_VALUE, latestExpiry, 0,
                         now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
             }
         }
-    }
-
-    /** Stores an entry unless the cache is full and cannot make room; the latest denial replaces an older one. */
-    private boolean put(Key key, Entry entry) {
-        if (eviction.full(entries) && !makeRoom()) {
-            return false;
-        }
-        // each denial is a true statement, the latest the freshest
-        entries.put(key, entry);
-        return true;
+        // over the bound: expired entries go first, then those closest to expiry (forgetting is safe)
+        eviction.trim(entries, e -> e.expiresAt - now <= 0, e -> e.expiresAt - now);
     }
 
     /** How many entries are held (expired ones included until swept). */
@@ -195,9 +182,4 @@ public final class DenyCache {
         entries.clear();
     }
 
-    /** Drops expired entries and, if the cache is still over nine tenths full, the tenth closest to expiry. */
-    private boolean makeRoom() {
-        long now = nanoClock.getAsLong();
-        return eviction.trim(entries, e -> e.expiresAt - now <= 0, e -> e.expiresAt - now);
-    }
 }

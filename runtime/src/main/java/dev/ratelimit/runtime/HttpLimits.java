@@ -34,7 +34,7 @@ public class HttpLimits {
      * Per method the interceptor met: its key and specs, resolved once for the application (an
      * interceptor instance lives as long as its bean instance, one request for a request-scoped bean).
      */
-    final Map<Method, RateLimitInterceptor.Target> interceptedMethods = new ConcurrentHashMap<>();
+    private final Map<Method, RateLimitInterceptor.Target> interceptedMethods = new ConcurrentHashMap<>();
 
     HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config) {
         this.limiter = limiter;
@@ -88,6 +88,11 @@ public class HttpLimits {
                     + PolicyValidator.property(p.name(), p.algorithm().usesBurst() && p.burst() != p.limit() ? "burst" : "limit")
                     + " or lower the cost");
         }
+    }
+
+    /** The key and specs of a method the interceptor met, resolved on its first call. */
+    RateLimitInterceptor.Target interceptedMethod(Method method) {
+        return interceptedMethods.computeIfAbsent(method, RateLimitInterceptor.Target::of);
     }
 
     /** The limiter. */

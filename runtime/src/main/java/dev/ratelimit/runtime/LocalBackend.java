@@ -3,7 +3,7 @@ package dev.ratelimit.runtime;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.Map;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -15,12 +15,13 @@ import io.smallrye.mutiny.Uni;
  * script; read them side by side). Used for {@code backend=local}, for {@code on-failure=local}
  * while Redis is away, and as the dev-mode default without Redis. State is per instance.
  * <p>
- * Memory is bounded: state is dropped when it expires (swept every {@value #SWEEP_EVERY} decisions)
- * and at most {@code maxKeys} keys hold state. When a new key would exceed that, expired state is
- * swept and, if that is not enough, the state of the tenth of the keys that had used the smallest
- * share of their limit at their last admitted request: forgetting a key gives it back what it had
- * used, so those are the keys whose forgetting admits the least. A flood of one-off keys (clients
- * choosing a new identity per request) thus evicts its own keys, not a client held at its limit.
+ * Memory is bounded: expired state is ignored when read and swept every {@value #SWEEP_EVERY}
+ * decisions, and at most {@code maxKeys} keys hold state. When a new key takes it over that, expired
+ * state is swept and, if that is not enough, the state of the keys that matter least until nine
+ * tenths are left: first those that had used the smallest share of their limit at their last
+ * admitted request (forgetting a key gives it back what it had used), and never before them a key
+ * whose last request was denied. A flood of one-off keys (clients choosing a new identity per
+ * request) thus evicts its own keys, not a client held at its limit.
  */
 public class LocalBackend implements RateLimitBackend {
 
@@ -28,10 +29,12 @@ public class LocalBackend implements RateLimitBackend {
     private static final int STRIPES = 64;
     /** Sweep expired state every this many decisions, so idle keys do not accumulate. */
     private static final int SWEEP_EVERY = 4096;
+    /** The eviction score of a key whose last request was denied: above any share of a limit. */
+    private static final double HELD = 2;
     /** The default of {@code quarkus.ratelimit.local.max-keys}. */
     public static final int DEFAULT_MAX_KEYS = 100_000;
 
-    private final Map<String, State> states = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, State> states = new ConcurrentHashMap<>();
     private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
     private final long originMicros = System.currentTimeMillis() * 1000;
     private final long originNanos = System.nanoTime();
@@ -86,9 +89,8 @@ public class LocalBackend implements RateLimitBackend {
             for (int i = stripes.length - 1; i >= 0; i--) {
                 locks[stripes[i]].unlock();
             }
-            if (eviction.full(states)) {
-                eviction.trim(states, st -> st.expiresAt <= now, st -> st.share);
-            } else if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
+            eviction.trim(states, st -> st.expiresAt <= now, st -> st.share);
+            if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
                 sweep(now);
             }
         }
@@ -105,6 +107,9 @@ public class LocalBackend implements RateLimitBackend {
                 st = null;
             }
             outcomes[i] = check(p.algorithm(), st, now, p.limit(), p.windowMicros(), p.burst(), costs[i]);
+            if (st != null && !outcomes[i].ok) {
+                st.share = HELD; // denied by its own state: a client at its limit, kept over any other
+            }
             if (!outcomes[i].ok && !p.shadow()) {
                 all = false;
             }
@@ -121,7 +126,7 @@ public class LocalBackend implements RateLimitBackend {
                     for (long k = 0; k < o.logAppends; k++) {
                         o.next.log.addLast(now);
                     }
-                    o.next.share = (double) (policies[i].capacity() - (o.avail - costs[i])) / policies[i].capacity();
+                    o.next.share = share(policies[i], o.avail - costs[i]);
                     states.put(keys[i], o.next);
                 }
                 res[b + 1] = o.avail - costs[i];
@@ -134,6 +139,12 @@ public class LocalBackend implements RateLimitBackend {
             res[b + 3] = reset > 0 ? millis(reset) : 0;
         }
         return res;
+    }
+
+    /** The share of its capacity a key has used, once {@code left} units are left (1: all of it). */
+    private static double share(Policy p, long left) {
+        long capacity = Math.max(1, p.capacity());
+        return (double) (capacity - left) / capacity;
     }
 
     /** As the scripts round: up, at least 1, ignoring floating-point noise far below a microsecond. */
@@ -336,9 +347,10 @@ public class LocalBackend implements RateLimitBackend {
 
     /**
      * Per-key state: meaning of the fields depends on the algorithm (index: window index or last
-     * update time; a, b: counts, tokens, level or TAT; log: admitted times). {@code share} is the
-     * share of the limit (or burst) used after the last admitted request, set before the state is
-     * stored and read by eviction only.
+     * update time; a, b: counts, tokens, level or TAT; log: admitted times). {@code share} is
+     * what eviction keeps the state by: the share of the limit (or burst) used after the last
+     * admitted request, set before the state is stored, or {@link #HELD} once a request is denied
+     * by this state (written under the key's lock, read by the evicting thread without it).
      */
     private static final class State {
         final long index;
@@ -346,7 +358,7 @@ public class LocalBackend implements RateLimitBackend {
         final double b;
         final ArrayDeque<Long> log;
         final long expiresAt;
-        double share;
+        volatile double share;
 
         State(long index, double a, double b, ArrayDeque<Long> log, long expiresAt) {
             this.index = index;

@@ -36,7 +36,7 @@ public class RateLimitInterceptor {
     private final HttpLimits http;
     private final CurrentVertxRequest currentRequest;
 
-    /** An intercepted method's key and specs (cached in {@link HttpLimits#interceptedMethods}). */
+    /** An intercepted method's key and specs (cached by {@link HttpLimits#interceptedMethod}). */
     record Target(String key, RateLimitSpec[] specs) {
         static Target of(Method m) {
             String key = RateLimitedMethods.methodKey(m);
@@ -52,7 +52,7 @@ public class RateLimitInterceptor {
     @AroundInvoke
     Object limit(InvocationContext ctx) throws Exception {
         Method method = ctx.getMethod();
-        Target target = http.interceptedMethods.computeIfAbsent(method, Target::of);
+        Target target = http.interceptedMethod(method);
         String key = target.key();
         RateLimitSpec[] specs = target.specs();
         if (specs.length == 0) {

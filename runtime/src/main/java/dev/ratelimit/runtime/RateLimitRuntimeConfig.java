@@ -178,11 +178,12 @@ public interface RateLimitRuntimeConfig {
      */
     interface LocalConfig {
         /**
-         * The most keys whose state the in-process limiter holds, per instance. State is dropped when
-         * it expires; when a new key would exceed this, expired state is swept and then the state of
-         * the tenth of the keys that had used the smallest share of their limit (forgetting a key gives
-         * it back what it had used). A key's state takes about 170 bytes with a 24-character key, the
-         * sliding window log's about 300 plus 24 per request it holds.
+         * The most keys whose state the in-process limiter holds, per instance. When a new key takes it
+         * over this, expired state is swept and then keys are forgotten until nine tenths are left:
+         * first those that had used the smallest share of their limit at their last admitted request
+         * (forgetting a key gives it back what it had used), last those whose last request was denied.
+         * A key's state takes about 170 bytes with a 24-character key, the sliding window log's about
+         * 300 plus 24 per request it holds.
          */
         @WithDefault("100000")
         int maxKeys();

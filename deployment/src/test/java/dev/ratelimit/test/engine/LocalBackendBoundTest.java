@@ -50,15 +50,40 @@ class LocalBackendBoundTest {
     }
 
     @Test
+    void aClientDeniedStaysHeldWhenEveryOneOffKeyUsesItsWholeLimit() {
+        // limit 1: every one-off key uses all of its limit, as much as the client at its limit
+        Policy p = new Policy("api", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1), 1, "ip", false, FailureMode.LOCAL);
+        LocalBackend backend = new LocalBackend(100);
+        long now = NOW;
+        assertEquals(1, decide(backend, p, "rl:{abuser}:api", now++)[0]);
+        assertEquals(0, decide(backend, p, "rl:{abuser}:api", now++)[0]);
+        for (int i = 0; i < 5_000; i++) {
+            decide(backend, p, "rl:{oneoff" + i + "}:api", now++);
+            assertTrue(backend.size() <= 100, backend.size() + " keys after " + i);
+        }
+        assertEquals(0, decide(backend, p, "rl:{abuser}:api", now++)[0], "the denied client was forgotten");
+    }
+
+    @Test
+    void aBoundOfOneKeyStillLimitsThatKey() {
+        Policy p = new Policy("api", Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1), 2, "ip", false, FailureMode.LOCAL);
+        LocalBackend backend = new LocalBackend(1);
+        assertEquals(1, decide(backend, p, "rl:{alice}:api", NOW)[0]);
+        assertEquals(1, decide(backend, p, "rl:{alice}:api", NOW + 1)[0]);
+        assertEquals(0, decide(backend, p, "rl:{alice}:api", NOW + 2)[0]);
+        assertEquals(1, backend.size());
+    }
+
+    @Test
     void expiredStateMakesRoomFirst() {
         Policy p = new Policy("api", Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(1), 10, "ip", false,
                 FailureMode.LOCAL);
         LocalBackend backend = new LocalBackend(100);
-        for (int i = 0; i < 99; i++) {
+        for (int i = 0; i < 100; i++) {
             decide(backend, p, "rl:{old" + i + "}:api", NOW);
         }
-        assertEquals(99, backend.size());
-        // two windows later every old key has expired: the new key fills the limiter, which sweeps them all
+        assertEquals(100, backend.size());
+        // two windows later every old key has expired: the new key takes the limiter over its bound, which sweeps them all
         decide(backend, p, "rl:{new}:api", NOW + 2_000_000);
         assertEquals(1, backend.size());
     }
