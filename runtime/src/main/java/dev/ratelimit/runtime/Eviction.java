@@ -10,13 +10,17 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Keeps a concurrent map of expiring entries within a size. Its users insert first and then call
- * {@link #trim}: once the map holds more than {@code max} entries, expired entries are dropped and,
- * if that is not enough, those that matter least (lowest score) until nine tenths of {@code max}
- * are left: every entry scoring below the cut, then entries at the cut. One thread trims at a time;
- * the others go on meanwhile, so the map may exceed {@code max} by what they insert during a trim. A
- * trim costs O(n log n), at most once per {@code max / 10} inserts.
+ * {@link #trim}: once the map holds more than {@code max} entries, expired entries are dropped and
+ * with them those that matter least (lowest score), about down to nine tenths of {@code max}: every
+ * entry scoring below a cut estimated from a sample of the scores, then entries at the cut while
+ * needed. One thread trims at a time; the others go on meanwhile, so the map may exceed {@code max}
+ * by what they insert during a trim. A trim is one pass over the map, at most once per about
+ * {@code max / 10} inserts.
  */
 final class Eviction {
+
+    /** How many scores the cut is estimated from. */
+    static final int SAMPLE = 1024;
 
     private final int max;
     private final int target;
@@ -38,41 +42,49 @@ final class Eviction {
             return;
         }
         try {
-            map.values().removeIf(expired); // removes an entry only if its value is still the one tested
-            int excess = map.size() - target;
-            if (excess <= 0) {
-                return;
-            }
-            double[] scores = new double[map.size()];
-            int n = 0;
-            for (V v : map.values()) {
-                if (n == scores.length) {
-                    break; // inserted meanwhile
+            int size = map.size();
+            int excess = size - target;
+            double cut = cut(map, expired, score, (double) excess / size);
+            // one pass: expired entries, every entry scoring below the cut, entries at the cut while needed
+            for (Iterator<Map.Entry<K, V>> it = map.entrySet().iterator(); it.hasNext();) {
+                Map.Entry<K, V> e = it.next();
+                V v = e.getValue();
+                boolean drop;
+                if (expired.test(v)) {
+                    drop = true;
+                } else {
+                    double s = score.applyAsDouble(v);
+                    drop = s < cut || s == cut && excess > 0;
                 }
-                scores[n++] = score.applyAsDouble(v);
+                // removes the entry only if it still holds the value tested
+                if (drop && map.remove(e.getKey(), v)) {
+                    excess--;
+                }
             }
-            if (n == 0) {
-                return;
-            }
-            Arrays.sort(scores, 0, n);
-            double cut = scores[Math.min(n, excess) - 1];
-            excess -= removeWhile(map, score, excess, s -> s < cut);
-            removeWhile(map, score, excess, s -> s == cut);
         } finally {
             trimming.set(false);
         }
     }
 
-    /** Removes up to {@code most} entries whose score passes {@code which}; returns how many. */
-    private static <K, V> int removeWhile(ConcurrentMap<K, V> map, ToDoubleFunction<V> score, int most,
-            java.util.function.DoublePredicate which) {
-        int removed = 0;
-        for (Iterator<Map.Entry<K, V>> it = map.entrySet().iterator(); it.hasNext() && removed < most;) {
-            Map.Entry<K, V> e = it.next();
-            if (which.test(score.applyAsDouble(e.getValue())) && map.remove(e.getKey(), e.getValue())) {
-                removed++;
+    /**
+     * The score below which about {@code share} of the live entries fall, estimated from the first
+     * {@link #SAMPLE} of them in the map's order (a hash order, unrelated to scores): a full sort
+     * of every score would stall the calling thread, often an event loop, for tens of milliseconds.
+     */
+    private static <K, V> double cut(ConcurrentMap<K, V> map, Predicate<V> expired, ToDoubleFunction<V> score,
+            double share) {
+        double[] sample = new double[SAMPLE];
+        int n = 0;
+        for (Iterator<V> it = map.values().iterator(); it.hasNext() && n < SAMPLE;) {
+            V v = it.next();
+            if (!expired.test(v)) {
+                sample[n++] = score.applyAsDouble(v);
             }
         }
-        return removed;
+        if (n == 0) {
+            return Double.NEGATIVE_INFINITY; // nothing live seen: drop what has expired
+        }
+        Arrays.sort(sample, 0, n);
+        return sample[Math.max(0, Math.min(n - 1, (int) Math.ceil(share * n) - 1))];
     }
 }

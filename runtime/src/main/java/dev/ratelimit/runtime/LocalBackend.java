@@ -17,10 +17,10 @@ import io.smallrye.mutiny.Uni;
  * <p>
  * Memory is bounded: expired state is ignored when read and swept every {@value #SWEEP_EVERY}
  * decisions, and at most {@code maxKeys} keys hold state. When a new key takes it over that, expired
- * state is swept and, if that is not enough, the state of the keys that matter least until nine
- * tenths are left: first those that had used the smallest share of their limit at their last
- * admitted request (forgetting a key gives it back what it had used), and never before them a key
- * whose last request was denied. A flood of one-off keys (clients choosing a new identity per
+ * state is swept and, if that is not enough, the state of the keys that matter least until about
+ * nine tenths are left (see {@link Eviction}): first those that had used the smallest share of
+ * their limit at their last admitted request (forgetting a key gives it back what it had used), and
+ * never before them a key whose last request was denied. A flood of one-off keys (clients choosing a new identity per
  * request) thus evicts its own keys, not a client held at its limit.
  */
 public class LocalBackend implements RateLimitBackend {

@@ -179,7 +179,7 @@ public interface RateLimitRuntimeConfig {
     interface LocalConfig {
         /**
          * The most keys whose state the in-process limiter holds, per instance. When a new key takes it
-         * over this, expired state is swept and then keys are forgotten until nine tenths are left:
+         * over this, expired state is swept and then keys are forgotten until about nine tenths are left:
          * first those that had used the smallest share of their limit at their last admitted request
          * (forgetting a key gives it back what it had used), last those whose last request was denied.
          * A key's state takes about 170 bytes with a 24-character key, the sliding window log's about
