@@ -171,12 +171,24 @@ public class HttpLimits {
         return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
     }
 
+    /** A response header's name, as a string and in the pre-hashed form Vert.x adds without hashing it again. */
+    public record HeaderName(String text, CharSequence optimized) {
+        static HeaderName of(String name) {
+            return new HeaderName(name, io.vertx.core.http.HttpHeaders.createOptimized(name));
+        }
+    }
+
+    static final HeaderName RATELIMIT_POLICY = HeaderName.of("RateLimit-Policy");
+    static final HeaderName RATELIMIT = HeaderName.of("RateLimit");
+    static final HeaderName X_LIMIT = HeaderName.of("X-RateLimit-Limit");
+    static final HeaderName X_REMAINING = HeaderName.of("X-RateLimit-Remaining");
+    static final HeaderName X_RESET = HeaderName.of("X-RateLimit-Reset");
+
     /**
-     * The rate-limit headers of a decision, as name/value pairs (Retry-After excluded: it belongs to
-     * the 429 only).
+     * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the
+     * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
      */
-    public List<String[]> headers(RateLimitDecision d) {
-        List<String[]> h = new ArrayList<>(5);
+    public void headers(RateLimitDecision d, java.util.function.BiConsumer<HeaderName, String> out) {
         if (ietf) {
             StringBuilder policy = new StringBuilder();
             StringBuilder state = new StringBuilder();
@@ -190,16 +202,15 @@ public class HttpLimits {
                         .append(p.windowSeconds());
                 state.append(name).append(";r=").append(p.remaining()).append(";t=").append(p.resetSeconds());
             }
-            h.add(new String[] { "RateLimit-Policy", policy.toString() });
-            h.add(new String[] { "RateLimit", state.toString() });
+            out.accept(RATELIMIT_POLICY, policy.toString());
+            out.accept(RATELIMIT, state.toString());
         }
         if (legacy) {
             PolicyDecision b = mostRestrictive(d);
-            h.add(new String[] { "X-RateLimit-Limit", Long.toString(b.limit()) });
-            h.add(new String[] { "X-RateLimit-Remaining", Long.toString(b.remaining()) });
-            h.add(new String[] { "X-RateLimit-Reset", Long.toString(d.allowed() ? b.resetSeconds() : d.retryAfterSeconds()) });
+            out.accept(X_LIMIT, Long.toString(b.limit()));
+            out.accept(X_REMAINING, Long.toString(b.remaining()));
+            out.accept(X_RESET, Long.toString(d.allowed() ? b.resetSeconds() : d.retryAfterSeconds()));
         }
-        return h;
     }
 
     private static PolicyDecision mostRestrictive(RateLimitDecision d) {

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 
 import org.jboss.logging.Logger;
@@ -20,6 +21,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.MultiMap;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -160,9 +162,16 @@ public class RateLimitFilter {
         if (d == null) {
             return;
         }
-        for (String[] h : http.headers(d)) {
-            response.getHeaders().putSingle(h[0], h[1]);
-        }
+        // straight onto the Vert.x response with pre-hashed names: Quarkus REST would copy each header of
+        // its own map there, hashing the name character by character on every response
+        MultiMap out = rc.response().headers();
+        MultivaluedMap<String, Object> own = response.getHeaders();
+        http.headers(d, (name, value) -> {
+            if (!own.isEmpty()) {
+                own.remove(name.text()); // the limiter's value replaces one the resource set
+            }
+            out.set(name.optimized(), value);
+        });
     }
 
     /** A denial raised by the interceptor on a bean inside this request becomes the same 429. */

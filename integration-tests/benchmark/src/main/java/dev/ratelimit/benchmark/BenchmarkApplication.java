@@ -62,7 +62,7 @@ public class BenchmarkApplication implements QuarkusApplication {
                 httpSkipped = HttpBench.missingWrk();
                 if (httpSkipped == null) {
                     http = new HttpBench(httpPort, settings.httpConnections(), settings.warmupMillis(),
-                            settings.durationMillis(), settings.keys()).measure(java.nio.file.Files.createTempDirectory("bench-wrk"));
+                            settings.durationMillis(), settings.keys(), () -> LimiterSuite.redisCpuSeconds(admin)).measure(java.nio.file.Files.createTempDirectory("bench-wrk"));
                 } else {
                     LOG.warnf("HTTP suite skipped: %s", httpSkipped);
                 }

@@ -73,7 +73,7 @@ final class ClosedLoop {
     }
 
     /** CPU time of this whole process (every thread: callers, clients, GC, JIT), in nanoseconds. */
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
     }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,9 +30,14 @@ final class HttpBench {
             end
             """;
 
-    /** One wrk run. */
+    /**
+     * One wrk run, with what it cost: CPU of this JVM and of Redis per request, and the share of the
+     * machine's CPU left idle (-1 where {@code /proc/stat} cannot be read). An endpoint that leaves
+     * the machine idle is bound by latency, not by CPU.
+     */
     record Row(String endpoint, String keySet, boolean limited, double requestsPerSecond, double p50Micros,
-            double p90Micros, double p99Micros, long non2xx, long errors) {
+            double p90Micros, double p99Micros, long non2xx, long errors, double jvmCpuMicros, double redisCpuMicros,
+            double idlePercent) {
     }
 
     private final int port;
@@ -39,13 +45,15 @@ final class HttpBench {
     private final long warmupMillis;
     private final long durationMillis;
     private final int keys;
+    private final DoubleSupplier redisCpuSeconds;
 
-    HttpBench(int port, int connections, long warmupMillis, long durationMillis, int keys) {
+    HttpBench(int port, int connections, long warmupMillis, long durationMillis, int keys, DoubleSupplier redisCpuSeconds) {
         this.port = port;
         this.connections = connections;
         this.warmupMillis = warmupMillis;
         this.durationMillis = durationMillis;
         this.keys = keys;
+        this.redisCpuSeconds = redisCpuSeconds;
     }
 
     /** {@code null} when wrk is there, else how to get it. */
@@ -78,10 +86,23 @@ final class HttpBench {
     private Row run(String path, String keySet, boolean limited, Path script) throws IOException {
         String url = "http://127.0.0.1:" + port + path;
         wrk(url, script, warmupMillis);
+        long jvm0 = ClosedLoop.processCpuNanos();
+        double redis0 = redisCpuSeconds.getAsDouble();
+        long[] machine0 = machineJiffies();
         String out = wrk(url, script, durationMillis);
-        Row row = parse(path, keySet, limited, out);
-        LOG.infof("HTTP %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d", path, keySet,
-                row.requestsPerSecond(), row.p50Micros(), row.p99Micros(), row.non2xx(), row.errors());
+        long[] machine1 = machineJiffies();
+        double jvmNanos = ClosedLoop.processCpuNanos() - jvm0;
+        double redisNanos = (redisCpuSeconds.getAsDouble() - redis0) * 1e9;
+        double requests = numberOr(out, "(\\d+) requests in", 0);
+        double idle = -1;
+        if (machine0 != null && machine1 != null && machine1[1] > machine0[1]) {
+            idle = 100.0 * (machine1[0] - machine0[0]) / (machine1[1] - machine0[1]);
+        }
+        Row row = parse(path, keySet, limited, out, requests > 0 ? jvmNanos / requests / 1000 : 0,
+                requests > 0 ? redisNanos / requests / 1000 : 0, idle);
+        LOG.infof("HTTP %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d  "
+                + "CPU/req JVM %.1f Redis %.1f us  idle %.0f%%", path, keySet, row.requestsPerSecond(), row.p50Micros(),
+                row.p99Micros(), row.non2xx(), row.errors(), row.jvmCpuMicros(), row.redisCpuMicros(), row.idlePercent());
         return row;
     }
 
@@ -114,7 +135,22 @@ final class HttpBench {
         return out;
     }
 
-    static Row parse(String path, String keySet, boolean limited, String out) {
+    /** Idle (idle + iowait) and total jiffies of all cores from {@code /proc/stat}, or null off Linux. */
+    private static long[] machineJiffies() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < Math.min(f.length, 9); i++) { // user nice system idle iowait irq softirq steal
+                total += Long.parseLong(f[i]);
+            }
+            return new long[] { Long.parseLong(f[4]) + Long.parseLong(f[5]), total };
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    static Row parse(String path, String keySet, boolean limited, String out, double jvmCpuMicros, double redisCpuMicros,
+            double idlePercent) {
         double rps = number(out, "Requests/sec:\\s+([0-9.]+)");
         long non2xx = (long) numberOr(out, "Non-2xx or 3xx responses:\\s+(\\d+)", 0);
         Matcher errors = Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
@@ -126,7 +162,7 @@ final class HttpBench {
             }
         }
         return new Row(path, keySet, limited, rps, percentile(out, "50"), percentile(out, "90"), percentile(out, "99"),
-                non2xx, errs);
+                non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent);
     }
 
     /** wrk prints e.g. {@code 99%    1.23ms}; in microseconds. */

@@ -164,6 +164,11 @@ final class LimiterSuite {
 
     /** Redis' own CPU time so far (user + system), in seconds, from {@code INFO cpu}. */
     private double redisCpuSeconds() {
+        return redisCpuSeconds(admin);
+    }
+
+    /** Redis' own CPU time so far (user + system), in seconds, from {@code INFO cpu}. */
+    static double redisCpuSeconds(RespClient admin) {
         double seconds = 0;
         for (String line : admin.callString("INFO", "cpu").split("\r?\n")) {
             if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {

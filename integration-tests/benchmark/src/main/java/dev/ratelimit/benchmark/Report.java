@@ -165,17 +165,23 @@ final class Report {
             } else {
                 md.append(String.format(Locale.ROOT,
                         "`wrk -t2 -c%d --latency` against one non-blocking JAX-RS method with and without `@RateLimit` "
-                                + "(token bucket, per client address or per `X-Client` header).%n%n",
+                                + "(token bucket, per client address or per `X-Client` header). CPU per request: what this JVM "
+                                + "and Redis (`INFO cpu`) spent over the measured run, divided by the requests wrk completed; "
+                                + "idle: the share of all cores' time nobody used (`/proc/stat`): an endpoint that leaves "
+                                + "the machine idle is bound by latency, not by CPU.%n%n",
                         settings.httpConnections()));
-                md.append("| endpoint | clients | @RateLimit | requests/s | vs unlimited | p50 µs | p90 µs | p99 µs | non-2xx | socket errors |\n");
-                md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                md.append("| endpoint | clients | @RateLimit | requests/s | vs unlimited | p50 µs | p90 µs | p99 µs | non-2xx "
+                        + "| socket errors | JVM CPU µs/req | Redis CPU µs/req | idle |\n");
+                md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
                 for (HttpBench.Row r : http) {
                     Optional<HttpBench.Row> base = http.stream()
                             .filter(b -> !b.limited() && b.keySet().equals(r.keySet())).findFirst();
-                    md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %d |%n",
+                    md.append(String.format(Locale.ROOT,
+                            "| `%s` | %s | %s | %,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %d | %.1f | %.1f | %s |%n",
                             r.endpoint(), r.keySet(), r.limited() ? "yes" : "no", r.requestsPerSecond(),
                             base.map(b -> pct(r.requestsPerSecond() / b.requestsPerSecond())).orElse(""), r.p50Micros(),
-                            r.p90Micros(), r.p99Micros(), r.non2xx(), r.errors()));
+                            r.p90Micros(), r.p99Micros(), r.non2xx(), r.errors(), r.jvmCpuMicros(), r.redisCpuMicros(),
+                            r.idlePercent() < 0 ? "n/a" : pct(r.idlePercent() / 100)));
                 }
                 md.append('\n');
             }
