@@ -31,8 +31,8 @@ import dev.ratelimit.PolicyDecision;
  * <p>
  * Memory is bounded: at most {@code maxEntries} entries (plus what other threads insert while one
  * trims). Expired entries are dropped when read; when a reply's entries take the cache over the
- * bound, expired entries are swept and, if that is not enough, about the tenth of the entries closest to
- * expiry is dropped. Forgetting is always safe: Redis then decides.
+ * bound, expired entries are swept and, if that is not enough, about the tenth of the entries
+ * closest to expiry is dropped. Forgetting is always safe: Redis then decides.
  */
 public final class DenyCache {
 

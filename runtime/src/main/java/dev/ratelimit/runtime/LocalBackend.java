@@ -3,8 +3,8 @@ package dev.ratelimit.runtime;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -20,8 +20,8 @@ import io.smallrye.mutiny.Uni;
  * state is swept and, if that is not enough, the state of the keys that matter least until about
  * nine tenths are left (see {@link Eviction}): first those that had used the smallest share of
  * their limit at their last admitted request (forgetting a key gives it back what it had used), and
- * never before them a key whose last request was denied. A flood of one-off keys (clients choosing a new identity per
- * request) thus evicts its own keys, not a client held at its limit.
+ * never before them a key whose last request was denied. A flood of one-off keys (clients choosing
+ * a new identity per request) thus evicts its own keys, not a client held at its limit.
  */
 public class LocalBackend implements RateLimitBackend {
 
