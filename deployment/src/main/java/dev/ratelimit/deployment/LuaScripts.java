@@ -21,13 +21,14 @@ import dev.ratelimit.runtime.LuaScriptRegistry;
 /**
  * Composes the script sources into the scripts Redis runs, and checks them.
  * <p>
- * Each algorithm lives in its own file; a script is the prelude, one or all algorithm files, the
- * decide function, and an entry: {@code entry.lua} decides one call, {@code batch.lua} several.
- * {@code decide} carries every algorithm (for requests mixing them); {@code decide/<algorithm>}
- * carries one, so the common single-algorithm call defines only what it uses;
- * {@code decide-batch} carries every algorithm and decides a batch of calls, {@code decide-batch/<algorithm>}
- * a batch of calls that all use one algorithm. Redis runs a script's whole body on every call, so a
- * script defining only what it uses costs it less per run.
+ * Each algorithm lives in its own file. A script deciding one call is the prelude, {@code kv-entry.lua}
+ * (keys read and written at once), one or all algorithm files, the decide function and {@code entry.lua};
+ * a script deciding a batch of calls is the prelude, {@code kv-batch.lua} (each key read and written once
+ * per run), the algorithms, decide and {@code batch.lua}. {@code decide} carries every algorithm (for
+ * requests mixing them); {@code decide/<algorithm>} carries one, so the common single-algorithm call
+ * defines only what it uses; {@code decide-batch} and {@code decide-batch/<algorithm>} are their batch
+ * counterparts. Redis runs a script's whole body on every call, so a script defining only what it uses
+ * costs it less per run.
  */
 final class LuaScripts {
 
@@ -36,6 +37,8 @@ final class LuaScripts {
     static final String DECIDE = DIR + "decide.lua";
     static final String ENTRY = DIR + "entry.lua";
     static final String BATCH = DIR + "batch.lua";
+    static final String KV_ENTRY = DIR + "kv-entry.lua";
+    static final String KV_BATCH = DIR + "kv-batch.lua";
 
     private LuaScripts() {
     }
@@ -44,6 +47,8 @@ final class LuaScripts {
     static List<String> sourcePaths() {
         List<String> paths = new ArrayList<>();
         paths.add(PRELUDE);
+        paths.add(KV_ENTRY);
+        paths.add(KV_BATCH);
         for (Algorithm a : Algorithm.values()) {
             paths.add(algorithmPath(a));
         }
@@ -90,17 +95,20 @@ final class LuaScripts {
         Map<String, String> scripts = new TreeMap<>();
         String prelude = sources.get(PRELUDE);
         String decide = sources.get(DECIDE);
-        String entry = sources.get(ENTRY);
-        StringBuilder all = new StringBuilder(prelude);
+        String entry = String.join("\n", prelude, sources.get(KV_ENTRY));
+        String batch = String.join("\n", prelude, sources.get(KV_BATCH));
+        StringBuilder all = new StringBuilder();
         for (Algorithm a : Algorithm.values()) {
             String alg = sources.get(algorithmPath(a));
             all.append('\n').append(alg);
-            scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(), String.join("\n", prelude, alg, decide, entry));
-            scripts.put(LuaScriptRegistry.BATCH + "/" + a.configName(), String.join("\n", prelude, alg, decide, sources.get(BATCH)));
+            scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(),
+                    String.join("\n", entry, alg, decide, sources.get(ENTRY)));
+            scripts.put(LuaScriptRegistry.BATCH + "/" + a.configName(),
+                    String.join("\n", batch, alg, decide, sources.get(BATCH)));
         }
         all.append('\n').append(decide).append('\n');
-        scripts.put(LuaScriptRegistry.DECIDE, all + entry);
-        scripts.put(LuaScriptRegistry.BATCH, all + sources.get(BATCH));
+        scripts.put(LuaScriptRegistry.DECIDE, entry + all + sources.get(ENTRY));
+        scripts.put(LuaScriptRegistry.BATCH, batch + all + sources.get(BATCH));
         // extra sources (not part of the extension's layout) become scripts of their own
         for (Map.Entry<String, String> e : sources.entrySet()) {
             if (!sourcePaths().contains(e.getKey())) {

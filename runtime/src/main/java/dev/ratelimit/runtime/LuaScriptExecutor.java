@@ -2,7 +2,9 @@ package dev.ratelimit.runtime;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -134,9 +136,10 @@ public class LuaScriptExecutor {
      * (see the class comment); with a null {@code batch}, always alone. {@code format} lays out the
      * arguments of a run as {@code batch} reads them, and {@code tag}, anything the caller attaches,
      * is handed to it with this call's arguments; the run's keys are every call's keys, in order.
-     * {@code batch} replies an array of the replies {@code script} would have given (an error element
-     * for a call that failed alone); {@code convert} gets this call's. Every batchable call of one executor must name the
-     * same {@code batch} script and format: a run is sent with its first call's.
+     * {@code batch} replies one flat array: per call, in order, the elements of the array {@code script} would have
+     * given ({@link BatchFormat#replyWidth} of them; an error in the first place of a call that failed alone);
+     * {@code convert} gets this call's as an array. Every batchable call of one executor must name the same
+     * {@code batch} script and format: a run is sent with its first call's.
      */
     public <T> Uni<T> execute(LuaScript script, LuaScript batch, BatchFormat format, Object tag, String[] keys,
             String[] args, Function<Response, T> convert) {
@@ -161,6 +164,14 @@ public class LuaScriptExecutor {
          */
         default LuaScript script(LuaScript batch, Object[] tags) {
             return batch;
+        }
+
+        /**
+         * How many elements of a run's reply are a call's. By default the layout of the decide scripts: whether every
+         * policy admitted, then four values per key.
+         */
+        default int replyWidth(int keyCount, Object tag) {
+            return 1 + 4 * keyCount;
         }
     }
 
@@ -627,21 +638,29 @@ public class LuaScriptExecutor {
         private void replied(AsyncResult<Response> ar) {
             if (ar.succeeded()) {
                 Response replies = ar.result();
+                BatchFormat format = calls[0].call.format;
                 channel.answering = true;
                 try {
+                    int at = 0;
                     for (int i = 0; i < calls.length; i++) {
+                        ScriptCall<?> c = calls[i].call;
+                        int width = format.replyWidth(c.keys.length, c.tag);
                         try {
-                            Response reply = replies.get(i);
-                            if (reply != null && reply.type() == ResponseType.ERROR) {
+                            Response first = at < replies.size() ? replies.get(at) : null;
+                            if (first != null && first.type() == ResponseType.ERROR) {
                                 // this call failed in Redis, alone: as it would outside a batch
-                                calls[i].fail(reply instanceof Throwable t ? t : new IllegalStateException(reply.toString()));
+                                calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
+                            } else if (at + width > replies.size()) {
+                                calls[i].fail(new IllegalStateException("Script " + script.name() + " replied "
+                                        + replies.size() + " values for a run of " + calls.length + " calls"));
                             } else {
-                                calls[i].succeed(reply);
+                                calls[i].succeed(new ReplySlice(replies, at, width));
                             }
                         } catch (RuntimeException e) {
                             // a subscriber that throws must not keep the other callers of the run waiting
                             LOG.errorf(e, "A rate-limit caller failed handling its decision");
                         }
+                        at += width;
                     }
                 } finally {
                     channel.answering = false;
@@ -682,6 +701,66 @@ public class LuaScriptExecutor {
                     LOG.errorf(e, "A rate-limit caller failed handling a failed decision");
                 }
             }
+        }
+    }
+
+    /** One call's elements of a run's flat reply, as the array its script alone would have replied. */
+    private static final class ReplySlice implements Response {
+        private final Response run;
+        private final int from;
+        private final int size;
+
+        ReplySlice(Response run, int from, int size) {
+            this.run = run;
+            this.from = from;
+            this.size = size;
+        }
+
+        @Override
+        public ResponseType type() {
+            return ResponseType.MULTI;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public Response get(int index) {
+            if (index < 0 || index >= size) {
+                throw new IndexOutOfBoundsException("index " + index + " of a reply of " + size);
+            }
+            return run.get(from + index);
+        }
+
+        @Override
+        public Iterator<Response> iterator() {
+            return new Iterator<>() {
+                private int next;
+
+                @Override
+                public boolean hasNext() {
+                    return next < size;
+                }
+
+                @Override
+                public Response next() {
+                    if (next >= size) {
+                        throw new NoSuchElementException();
+                    }
+                    return run.get(from + next++);
+                }
+            };
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder("[");
+            for (int i = 0; i < size; i++) {
+                b.append(i == 0 ? "" : ", ").append(run.get(from + i));
+            }
+            return b.append(']').toString();
         }
     }
 }

@@ -4,8 +4,8 @@
 -- policy's five fixed values (algorithm, limit, window, burst, shadow) once; then, per call, its
 -- number of policies, its time and mode, and per policy the index of the policy (from 1) and the
 -- cost. The keys are the calls' keys, in the same order.
--- Reply: one reply per call, in order, each as decide gives it, or an error for a call that failed.
-batching = true
+-- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies;
+-- a call that failed has an error in its first place and zeros after it.
 local policies = {}
 local a = 2
 for i = 1, tonumber(ARGV[2]) do
@@ -13,20 +13,24 @@ for i = 1, tonumber(ARGV[2]) do
   a = a + 5
 end
 local out = {}
+local o = 0
 local k = 0
 for c = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[a + 1])
   -- a call that fails (a key of the wrong type, say) fails alone, as it would outside a batch
-  local ok, reply = pcall(decide, k, n, a + 1, policies)
-  if ok then
-    out[c] = reply
-  elseif type(reply) == 'table' and reply.err then
-    out[c] = reply
-  else
-    out[c] = redis.error_reply(tostring(reply))
+  local ok, err = pcall(decide, k, n, a + 1, policies, out, o)
+  if ok and err then
+    ok = false
+  elseif not ok and not (type(err) == 'table' and err.err) then
+    err = redis.error_reply(tostring(err))
+  end
+  if not ok then
+    out[o + 1] = err
+    for i = o + 2, o + 1 + 4 * n do out[i] = 0 end
   end
   k = k + n
   a = a + 3 + 2 * n
+  o = o + 1 + 4 * n
 end
 kv_flush()
 return out

@@ -4,8 +4,11 @@
 -- The call's n keys are KEYS[k + 1 .. k + n]; its arguments start after ARGV[a]: time, mode, then
 -- per policy either its six values (see the prelude) or, in a batch (`policies` given), the index
 -- of its five fixed values in `policies` and its cost.
--- Reply: { all admitted (1/0), then per policy: admitted (1/0), remaining, retry-after ms,
---          reset ms }; retry-after is -1 when the cost can never be admitted.
+-- Reply: written into `res` after its first `o` elements, 1 + 4n integers: all admitted (1/0), then
+-- per policy: admitted (1/0), remaining, retry-after ms, reset ms; retry-after is -1 when the cost
+-- can never be admitted. Returns nothing, or an error reply (then `res` may hold part of a reply).
+-- A batch replies every call's integers in one flat array: an array per call would cost Redis a
+-- table and a nested reply for every decision.
 
 -- Policy i of the call whose arguments start after ARGV[a]: algorithm, limit, window, burst, shadow, cost.
 local function policy_of(a, i, policies)
@@ -19,7 +22,7 @@ local function policy_of(a, i, policies)
     tonumber(ARGV[b + 6])
 end
 
-local function decide(k, n, a, policies)
+local function decide(k, n, a, policies, res, o)
   set_clock(ARGV[a + 1])
   local mode = ARGV[a + 2]
   local dry = mode ~= '0'
@@ -42,10 +45,11 @@ local function decide(k, n, a, policies)
     end
     if retry > 0 then retry = ms(retry) end
     if reset > 0 then reset = ms(reset) else reset = 0 end
-    return { ok_all, ok, avail, retry, reset }
+    res[o + 1], res[o + 2], res[o + 3], res[o + 4], res[o + 5] = ok_all, ok, avail, retry, reset
+    return
   end
   local ok_all = 1
-  local res = { 0 }
+  res[o + 1] = 0
   local commits = {}
   local costs = {}
   local reset_uncharged = {}
@@ -60,24 +64,23 @@ local function decide(k, n, a, policies)
     commits[i] = commit
     costs[i] = cost
     reset_uncharged[i] = reset_now
-    local o = 1 + (i - 1) * 4
-    res[o + 1] = ok
-    res[o + 2] = avail
-    res[o + 3] = retry
-    res[o + 4] = reset
+    local p = o + 1 + (i - 1) * 4
+    res[p + 1] = ok
+    res[p + 2] = avail
+    res[p + 3] = retry
+    res[p + 4] = reset
   end
-  res[1] = ok_all
+  res[o + 1] = ok_all
   for i = 1, n do
-    local o = 1 + (i - 1) * 4
-    if ok_all == 1 and res[o + 1] == 1 and not as_is then
+    local p = o + 1 + (i - 1) * 4
+    if ok_all == 1 and res[p + 1] == 1 and not as_is then
       if not dry then commits[i]() end
-      res[o + 2] = res[o + 2] - costs[i]
+      res[p + 2] = res[p + 2] - costs[i]
     else
       -- not charged: report the state as it stands
-      res[o + 4] = reset_uncharged[i]
+      res[p + 4] = reset_uncharged[i]
     end
-    if res[o + 3] > 0 then res[o + 3] = ms(res[o + 3]) end
-    if res[o + 4] > 0 then res[o + 4] = ms(res[o + 4]) else res[o + 4] = 0 end
+    if res[p + 3] > 0 then res[p + 3] = ms(res[p + 3]) end
+    if res[p + 4] > 0 then res[p + 4] = ms(res[p + 4]) else res[p + 4] = 0 end
   end
-  return res
 end

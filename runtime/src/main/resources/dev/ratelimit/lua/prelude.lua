@@ -1,5 +1,7 @@
--- Shared prelude of every rate-limit script (the build concatenates: prelude, the algorithms, decide,
--- then entry.lua for a script deciding one call, or batch.lua for a script deciding several).
+-- Shared prelude of every rate-limit script. The build concatenates: prelude, then for a script
+-- deciding one call kv-entry.lua, the algorithms, decide.lua and entry.lua, or for a script deciding
+-- several kv-batch.lua, the algorithms, decide.lua and batch.lua. Redis runs a script's whole body on
+-- every call: each script defines only what it uses.
 -- The arguments of one call (see decide.lua):
 --   time:  the current time in microseconds, or '' to read it from Redis TIME (the normal case, so
 --          application clocks never matter; an explicit time exists for tests and for servers
@@ -47,12 +49,10 @@ local function ms(us)
 end
 local ttl_ms = ms
 
--- The string keys of the window and bucket algorithms are read and written through kv_get and kv_set.
--- Alone, they are GET and SET. In a batch (batch.lua sets `batching`) a key is read from Redis once
--- and written once: decisions of one run read what earlier ones wrote from `pending`, and the last
--- value of every written key goes to Redis when the run ends (kv_flush). A run is atomic, so no other
--- client can tell the difference, and a burst on one hot key costs Redis one GET and one SET per run
--- instead of one per decision.
+-- The string keys of the window and bucket algorithms are read and written through kv_get(key) and
+-- kv_set(key, value, ttl): with `ttl` (ms) the key expires then, without it the key keeps its TTL.
+-- A script deciding one call (kv-entry.lua) makes them GET and SET; a batch (kv-batch.lua) reads a
+-- key from Redis once per run and writes it once, when the run ends.
 -- A value is written as the algorithm holds it: a number (a bucket's or GCRA's time), or a list of
 -- integers (a window's index and counts, stored "i:c"). kv_get returns such a value as written
 -- earlier in the run, or the string Redis holds: an algorithm reads both. The string is made only
@@ -67,54 +67,13 @@ local function kv_encode(v)
   end
   return v
 end
-local batching = false
-local pending = {}   -- key -> its value in this run (false: missing)
-local pending_ttl = {} -- key -> the TTL (ms) of its last write that set one; none: keep the key's
-local written = {}   -- keys written in this run: in order, and as a set
-local function kv_get(key)
-  if not batching then
-    return redis.call('GET', key)
-  end
-  local v = pending[key]
-  if v == nil then
-    v = redis.call('GET', key)
-    pending[key] = v
-  end
-  return v
-end
--- Writes `value`; with `ttl` (ms) the key expires then, without it the key keeps its TTL.
-local function kv_set(key, value, ttl)
-  if not batching then
-    value = kv_encode(value)
-    if ttl then
-      redis.call('SET', key, value, 'PX', ttl)
-    else
-      redis.call('SET', key, value, 'KEEPTTL')
-    end
-    return
-  end
-  if not written[key] then
-    written[#written + 1] = key
-    written[key] = true
-  end
-  pending[key] = value
-  if ttl then pending_ttl[key] = ttl end
-end
--- What else a run must write when it ends (an algorithm keeping its own state per run adds to it).
-local flush_hooks = {}
-local function kv_flush()
-  for i = 1, #flush_hooks do
-    flush_hooks[i]()
-  end
-  for i = 1, #written do
-    local key = written[i]
-    local ttl = pending_ttl[key]
-    local value = kv_encode(pending[key])
-    if ttl then
-      redis.call('SET', key, value, 'PX', ttl)
-    else
-      redis.call('SET', key, value, 'KEEPTTL')
-    end
+-- Writes a value to Redis: it expires in `ttl` ms, or without `ttl` keeps the key's TTL.
+local function kv_write(key, value, ttl)
+  value = kv_encode(value)
+  if ttl then
+    redis.call('SET', key, value, 'PX', ttl)
+  else
+    redis.call('SET', key, value, 'KEEPTTL')
   end
 end
 

@@ -29,10 +29,10 @@ end
 -- record for one ZADD when the run ends. A decision at another instant than the key's record
 -- (explicit times, in tests), or after one call charged the key twice, writes what waits and reads
 -- the key afresh.
-local logs = {}     -- key -> { at = instant (false: read afresh), count = entries, oldest = score
+local logs          -- key -> { at = instant (false: read afresh), count = entries, oldest = score
                     --          of the oldest (false: none), written = the run added to it, args =
                     --          waiting ZADD pairs (false: none), ttl = ms for PEXPIRE }
-local waiting = {}  -- keys with entries waiting, in order
+local waiting       -- keys with entries waiting, in order
 local function log_write_waiting(key, log)
   if log.args then
     log_add(key, log.args)
@@ -40,10 +40,13 @@ local function log_write_waiting(key, log)
     log.args = false
   end
 end
-flush_hooks[#flush_hooks + 1] = function()
-  for i = 1, #waiting do
-    local key = waiting[i]
-    log_write_waiting(key, logs[key])
+if batching then
+  logs, waiting = {}, {}
+  flush_hooks[#flush_hooks + 1] = function()
+    for i = 1, #waiting do
+      local key = waiting[i]
+      log_write_waiting(key, logs[key])
+    end
   end
 end
 

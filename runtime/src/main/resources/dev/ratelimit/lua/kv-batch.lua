@@ -1,0 +1,36 @@
+-- kv_get and kv_set (see the prelude) of a batch: a key is read from Redis once and written once.
+-- Decisions of one run read what earlier ones wrote from `pending`, and the last value of every
+-- written key goes to Redis when the run ends (kv_flush). A run is atomic, so no other client can
+-- tell the difference, and a burst on one hot key costs Redis one GET and one SET per run instead
+-- of one per decision.
+local batching = true
+local pending = {}   -- key -> its value in this run (false: missing)
+local pending_ttl = {} -- key -> the TTL (ms) of its last write that set one; none: keep the key's
+local written = {}   -- keys written in this run: in order, and as a set
+local function kv_get(key)
+  local v = pending[key]
+  if v == nil then
+    v = redis.call('GET', key)
+    pending[key] = v
+  end
+  return v
+end
+local function kv_set(key, value, ttl)
+  if not written[key] then
+    written[#written + 1] = key
+    written[key] = true
+  end
+  pending[key] = value
+  if ttl then pending_ttl[key] = ttl end
+end
+-- What else a run must write when it ends (an algorithm keeping its own state per run adds to it).
+local flush_hooks = {}
+local function kv_flush()
+  for i = 1, #flush_hooks do
+    flush_hooks[i]()
+  end
+  for i = 1, #written do
+    local key = written[i]
+    kv_write(key, pending[key], pending_ttl[key])
+  end
+end
