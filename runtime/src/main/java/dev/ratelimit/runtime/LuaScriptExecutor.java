@@ -644,10 +644,14 @@ public class LuaScriptExecutor {
                     int at = 0;
                     for (int i = 0; i < calls.length; i++) {
                         ScriptCall<?> c = calls[i].call;
-                        int width = format.replyWidth(c.keys.length, c.tag);
+                        int width = 0;
                         try {
+                            width = format.replyWidth(c.keys.length, c.tag);
                             Response first = at < replies.size() ? replies.get(at) : null;
-                            if (first != null && first.type() == ResponseType.ERROR) {
+                            if (width < 1) {
+                                calls[i].fail(new IllegalStateException("A reply of " + width + " values for a call of "
+                                        + c.keys.length + " keys"));
+                            } else if (first != null && first.type() == ResponseType.ERROR) {
                                 // this call failed in Redis, alone: as it would outside a batch
                                 calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
                             } else if (at + width > replies.size()) {
@@ -657,10 +661,16 @@ public class LuaScriptExecutor {
                                 calls[i].succeed(new ReplySlice(replies, at, width));
                             }
                         } catch (RuntimeException e) {
-                            // a subscriber that throws must not keep the other callers of the run waiting
+                            // a reply that cannot be read, or a subscriber that throws, must not keep the other
+                            // callers of the run waiting; the call fails unless it already had its answer
                             LOG.errorf(e, "A rate-limit caller failed handling its decision");
+                            try {
+                                calls[i].fail(e);
+                            } catch (RuntimeException again) {
+                                LOG.errorf(again, "A rate-limit caller failed handling a failed decision");
+                            }
                         }
-                        at += width;
+                        at += Math.max(width, 0);
                     }
                 } finally {
                     channel.answering = false;
@@ -724,6 +734,16 @@ public class LuaScriptExecutor {
         @Override
         public int size() {
             return size;
+        }
+
+        @Override
+        public boolean isArray() {
+            return true;
+        }
+
+        @Override
+        public boolean isMap() {
+            return false;
         }
 
         @Override

@@ -4,3 +4,5 @@ local function kv_get(key)
   return redis.call('GET', key)
 end
 local kv_set = kv_write
+-- only a batch writes anything when a run ends (see kv-batch.lua)
+local flush_hooks

@@ -23,7 +23,7 @@ local function log_add(key, args)
   end
 end
 
--- In a batch (see kv_get in the prelude) a log is trimmed and read once per run: later decisions
+-- In a batch (see kv-batch.lua) a log is trimmed and read once per run: later decisions
 -- of the run on one key take its size and oldest entry from `logs`. The first entries a run adds
 -- to a key go to Redis at once (most keys of a run see one decision); later ones wait in the
 -- record for one ZADD when the run ends. A decision at another instant than the key's record

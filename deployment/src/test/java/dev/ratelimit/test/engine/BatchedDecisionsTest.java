@@ -540,6 +540,26 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * A run's reply is cut into the calls' shares by the format's reply width; a format that cannot tell a call's
+     * width fails the run's calls at once, instead of leaving them to their callers' timeouts.
+     */
+    @Test
+    void aRunWhoseReplyCannotBeReadFailsItsCallsAtOnce() throws Exception {
+        assertRunFailsAtOnce(new LuaScriptExecutor.BatchFormat() {
+            @Override
+            public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
+                onePolicyLayout(request, keyCounts, args);
+            }
+
+            @Override
+            public int replyWidth(int keyCount, Object tag) {
+                throw new IllegalStateException("no width for this call");
+            }
+        }, "no width", () -> {
+        });
+    }
+
+    /**
      * Five calls in one event-loop task with this batch format: the first goes alone and is decided, the four others
      * go as one run and fail with the format's error, at once. {@code before} runs just before the calls are made.
      */
