@@ -183,7 +183,7 @@ public interface RateLimitRuntimeConfig {
          * first those that had used the smallest share of their limit at their last admitted request
          * (forgetting a key gives it back what it had used), last those whose last request was denied.
          * A key's state takes about 170 bytes with a 24-character key, the sliding window log's about
-         * 300 plus 24 per request it holds.
+         * 250 plus 8 to 16 per request it holds.
          */
         @WithDefault("100000")
         int maxKeys();
