@@ -263,8 +263,8 @@ public interface RateLimitRuntimeConfig {
         Optional<List<String>> methods();
 
         /**
-         * `enforce` denies over-limit requests; `shadow` decides and reports (headers, metrics, a
-         * DEBUG log) but never denies, for dark-launching a limit.
+         * `enforce` denies over-limit requests; `shadow` decides and reports (headers, metrics and, for
+         * requests the REST filter decides, a DEBUG log line) but never denies, for dark-launching a limit.
          */
         @WithDefault("enforce")
         String mode();
