@@ -6,12 +6,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 import jakarta.inject.Singleton;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
+import io.vertx.core.http.HttpHeaders;
 
 /**
  * What the filter and the interceptor share: the checks of a request, and the HTTP rendering of a
@@ -174,7 +176,7 @@ public class HttpLimits {
     /** A response header's name, as a string and in the pre-hashed form Vert.x adds without hashing it again. */
     public record HeaderName(String text, CharSequence optimized) {
         static HeaderName of(String name) {
-            return new HeaderName(name, io.vertx.core.http.HttpHeaders.createOptimized(name));
+            return new HeaderName(name, HttpHeaders.createOptimized(name));
         }
     }
 
@@ -188,7 +190,7 @@ public class HttpLimits {
      * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the
      * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
      */
-    public void headers(RateLimitDecision d, java.util.function.BiConsumer<HeaderName, String> out) {
+    public void headers(RateLimitDecision d, BiConsumer<HeaderName, String> out) {
         if (ietf) {
             StringBuilder policy = new StringBuilder();
             StringBuilder state = new StringBuilder();

@@ -647,18 +647,18 @@ public class LuaScriptExecutor {
                         int width = 0;
                         try {
                             width = format.replyWidth(c.keys.length, c.tag);
-                            Response first = at < replies.size() ? replies.get(at) : null;
-                            if (width < 1) {
-                                calls[i].fail(new IllegalStateException("A reply of " + width + " values for a call of "
-                                        + c.keys.length + " keys"));
-                            } else if (first != null && first.type() == ResponseType.ERROR) {
-                                // this call failed in Redis, alone: as it would outside a batch
-                                calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
-                            } else if (at + width > replies.size()) {
+                            if (width < 1 || at + width > replies.size()) {
                                 calls[i].fail(new IllegalStateException("Script " + script.name() + " replied "
-                                        + replies.size() + " values for a run of " + calls.length + " calls"));
+                                        + replies.size() + " values for a run of " + calls.length
+                                        + " calls; this call's share starts at " + at + " and takes " + width));
                             } else {
-                                calls[i].succeed(new ReplySlice(replies, at, width));
+                                Response first = replies.get(at);
+                                if (first != null && first.type() == ResponseType.ERROR) {
+                                    // this call failed in Redis, alone: as it would outside a batch
+                                    calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
+                                } else {
+                                    calls[i].succeed(new ReplySlice(replies, at, width));
+                                }
                             }
                         } catch (RuntimeException e) {
                             // a reply that cannot be read, or a subscriber that throws, must not keep the other
