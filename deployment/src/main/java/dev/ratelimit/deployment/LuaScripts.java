@@ -21,7 +21,8 @@ import dev.ratelimit.runtime.LuaScriptRegistry;
 /**
  * Composes the script sources into the scripts Redis runs, and checks them.
  * <p>
- * Each algorithm lives in its own file. A script deciding one call is the prelude, {@code kv-entry.lua}
+ * Each algorithm lives in its own file; the three bucket algorithms share {@code bucket.lua}, which
+ * comes before any of them. A script deciding one call is the prelude, {@code kv-entry.lua}
  * (keys read and written at once), one or all algorithm files, the decide function and {@code entry.lua};
  * a script deciding a batch of calls is the prelude, {@code kv-batch.lua} (each key read and written once
  * per run), the algorithms, decide and {@code batch.lua}. {@code decide} carries every algorithm (for
@@ -39,6 +40,8 @@ final class LuaScripts {
     static final String BATCH = DIR + "batch.lua";
     static final String KV_ENTRY = DIR + "kv-entry.lua";
     static final String KV_BATCH = DIR + "kv-batch.lua";
+    /** The code the three bucket algorithms share; their own files only name it. */
+    static final String BUCKET = DIR + "bucket.lua";
 
     private LuaScripts() {
     }
@@ -49,6 +52,7 @@ final class LuaScripts {
         paths.add(PRELUDE);
         paths.add(KV_ENTRY);
         paths.add(KV_BATCH);
+        paths.add(BUCKET);
         for (Algorithm a : Algorithm.values()) {
             paths.add(algorithmPath(a));
         }
@@ -97,10 +101,12 @@ final class LuaScripts {
         String decide = sources.get(DECIDE);
         String entry = String.join("\n", prelude, sources.get(KV_ENTRY));
         String batch = String.join("\n", prelude, sources.get(KV_BATCH));
-        StringBuilder all = new StringBuilder();
+        String bucket = sources.get(BUCKET);
+        StringBuilder all = new StringBuilder().append('\n').append(bucket);
         for (Algorithm a : Algorithm.values()) {
-            String alg = sources.get(algorithmPath(a));
-            all.append('\n').append(alg);
+            String own = sources.get(algorithmPath(a));
+            all.append('\n').append(own);
+            String alg = a.usesBurst() ? bucket + "\n" + own : own;
             scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(),
                     String.join("\n", entry, alg, decide, sources.get(ENTRY)));
             scripts.put(LuaScriptRegistry.BATCH + "/" + a.configName(),

@@ -156,6 +156,67 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
+        int[] first = firstOfEachKey(keys);
+        if (first != null) {
+            return decideMerged(ps, keys, costs, first);
+        }
+        return decideDistinct(ps, keys, costs);
+    }
+
+    /**
+     * For checks naming the same (policy, key) more than once, the index of each key's first check;
+     * null when every key is distinct (the common case, found without allocating).
+     */
+    static int[] firstOfEachKey(String[] keys) {
+        int n = keys.length;
+        int[] first = null;
+        for (int i = 1; i < n; i++) {
+            for (int j = 0; j < i; j++) {
+                if (keys[i].equals(keys[j])) {
+                    if (first == null) {
+                        first = new int[n];
+                        for (int k = 0; k < n; k++) {
+                            first[k] = k;
+                        }
+                    }
+                    first[i] = first[j];
+                    break;
+                }
+            }
+        }
+        return first;
+    }
+
+    /**
+     * The same (policy, key) twice in one call (a repeated annotation whose keys resolve alike, say
+     * ip and principal for an anonymous caller) is one charge of the summed costs: decided once, and
+     * each of its checks reports that decision.
+     */
+    private Uni<RateLimitDecision> decideMerged(Policy[] ps, String[] keys, long[] costs, int[] first) {
+        int n = keys.length;
+        int[] slot = new int[n];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            slot[i] = first[i] == i ? m++ : slot[first[i]];
+        }
+        Policy[] mps = new Policy[m];
+        String[] mkeys = new String[m];
+        long[] mcosts = new long[m];
+        for (int i = 0; i < n; i++) {
+            mps[slot[i]] = ps[i];
+            mkeys[slot[i]] = keys[i];
+            mcosts[slot[i]] += costs[i];
+        }
+        return decideDistinct(mps, mkeys, mcosts).map(d -> {
+            List<PolicyDecision> each = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                each.add(d.policies().get(slot[i]));
+            }
+            return new RateLimitDecision(d.allowed(), each, d.source());
+        });
+    }
+
+    private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
         if (backend == local) {
             return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
                     .map(r -> counted(ps, decision(ps, r, Source.LOCAL)));

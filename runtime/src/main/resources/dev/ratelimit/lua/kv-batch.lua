@@ -10,7 +10,8 @@ local written = {}   -- keys written in this run: in order, and as a set
 local function kv_get(key)
   local v = pending[key]
   if v == nil then
-    v = redis.call('GET', key)
+    v = redis.pcall('GET', key)
+    if type(v) == 'table' then v = not_a_string(v) end
     pending[key] = v
   end
   return v

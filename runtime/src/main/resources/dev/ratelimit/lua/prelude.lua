@@ -32,7 +32,7 @@ end
 -- Library functions as locals: a decision runs on every request, and a local is one VM register
 -- where a global is two table lookups.
 local floor, ceil, max = math.floor, math.ceil, math.max
-local find, sub, fmt = string.find, string.sub, string.format
+local find, sub, fmt, match = string.find, string.sub, string.format, string.match
 
 -- Numbers handed to Redis go through %.14g, which would round microsecond timestamps: format
 -- every large integer explicitly.
@@ -40,10 +40,10 @@ local function int(x)
   return fmt('%d', x)
 end
 
--- Whole milliseconds, rounded up, at least 1. The slack of a thousandth of a microsecond keeps
--- floating-point noise (20000000.000000004 us) from adding a millisecond to an exact wait.
+-- Whole milliseconds, rounded up, at least 1, of a whole number of microseconds (every algorithm
+-- computes its waits exactly, in whole microseconds rounded up).
 local function ms(us)
-  local v = ceil((us - 0.001) / 1000)
+  local v = ceil(us / 1000)
   if v < 1 then return 1 end
   return v
 end
@@ -57,10 +57,28 @@ local ttl_ms = ms
 -- integers (a window's index and counts, stored "i:c"). kv_get returns such a value as written
 -- earlier in the run, or the string Redis holds: an algorithm reads both. The string is made only
 -- when Redis is written, so later decisions of a run on a hot key neither format nor parse it.
+-- A bucket's time (see bucket.lua) is the table { a, b, den = limit }: a + b / limit microseconds.
+-- It is written as a decimal number, a whole number of microseconds when b is 0, else with 15
+-- decimals of b / limit (long division: every step stays an exact integer; trailing zeros dropped). Written this way the
+-- value is still a plain number, and 15 decimals give b back exactly for any limit up to 1e7.
+local function bucket_encode(v)
+  local b, den = v[2], v.den
+  if b == 0 then return int(v[1]) end
+  local digits = ''
+  for _ = 1, 3 do
+    b = b * 100000
+    local d = floor(b / den)
+    b = b - d * den
+    digits = digits .. fmt('%05d', d)
+  end
+  return int(v[1]) .. '.' .. match(digits, '^(.-)0*$')
+end
+
 local function kv_encode(v)
   local t = type(v)
-  if t == 'number' then return fmt('%.17g', v) end
+  if t == 'number' then return int(v) end
   if t == 'table' then
+    if v.den then return bucket_encode(v) end
     local s = int(v[1])
     for i = 2, #v do s = s .. ':' .. int(v[i]) end
     return s
@@ -77,10 +95,74 @@ local function kv_write(key, value, ttl)
   end
 end
 
--- Floating-point state (tokens, levels, theoretical arrival times) is compared with this slack
--- so that rounding never denies a unit that time has fully earned. It is far below one unit of
--- any policy, so it cannot admit a unit that has not been earned.
-local EPS = 1e-9
+-- What kv_get returns for a key holding a sorted set: the log of a sliding-window-log policy whose
+-- algorithm was changed (another deploy, or an instance not yet updated, may still use it).
+local LOG = {}
+-- A GET that failed: on a sorted set it is LOG; any other error is raised.
+local function not_a_string(reply)
+  if find(reply.err, 'WRONGTYPE', 1, true) then return LOG end
+  error(reply)
+end
+
+-- Reading a key: each algorithm reads its own values and, when a policy's algorithm changed while
+-- its keys live, those of the others, so that old and new deploys can share a key during a rolling
+-- update without a decision failing.
+
+-- A bucket's time from a value, as (a, b) in 1/den microseconds (see bucket.lua), or nil when the
+-- value is not a bucket's. Fractions written for another limit are rounded up to this one (a
+-- fraction of a microsecond later: never earlier than written). A plain number (an earlier
+-- version's) is read the same way.
+local function bucket_scale(a, frac, den)
+  local b = ceil(frac * den - 1e-6)
+  if b >= den then return a + 1, 0 end
+  if b < 0 then b = 0 end
+  return a, b
+end
+local function bucket_parse(v, den)
+  if type(v) == 'table' then
+    if not v.den then return nil end
+    if v.den == den then return v[1], v[2] end
+    return bucket_scale(v[1], v[2] / v.den, den)
+  end
+  local whole, digits = match(v, '^(%d+)%.(%d+)$')
+  if whole then return bucket_scale(tonumber(whole), tonumber('0.' .. digits), den) end
+  local x = tonumber(v)
+  if not x or x ~= x or x == math.huge or x == -math.huge then return nil end
+  local a = floor(x)
+  return bucket_scale(a, x - a, den)
+end
+
+-- A window's value as index, previous count, current count, and whether it is the counter's own
+-- three-field value; nil when the value is not a window's. fixed-window writes "i:c" (a table
+-- { i, c } within a batch), sliding-window-counter "i:p:c" ({ i, p, c }).
+local function window_parse(v)
+  if type(v) == 'table' then
+    if v.den then return nil end
+    if #v == 2 then return v[1], 0, v[2], false end
+    return v[1], v[2], v[3], true
+  end
+  local i, p, c = match(v, '^(%d+):(%d+):?(%d*)$')
+  if not i then return nil end
+  if c == '' then return tonumber(i), 0, tonumber(p), false end
+  return tonumber(i), tonumber(p), tonumber(c), true
+end
+
+-- The units another algorithm's value holds in use now, in the reading policy's terms: the entries
+-- of a log within the window, a window's counts (both, to be safe), a bucket's units still
+-- draining. What the reader then writes replaces that value.
+local function units_held(v, key, limit, window)
+  if v == LOG then
+    return redis.call('ZCOUNT', key, '(' .. int(now - window), '+inf')
+  end
+  local _, p, c = window_parse(v)
+  if c then return p + c end
+  local a, b = bucket_parse(v, limit)
+  if a then
+    local held = ceil(((a - now) * limit + b) / window - 1e-9)
+    if held > 0 then return held end
+  end
+  return 0
+end
 
 -- Each algorithm is a function (key, limit, window, burst, cost, write) returning
 --   allowed (1/0), units available before this request, microseconds until this request could

@@ -3,6 +3,54 @@
 -- It is an estimate: see docs (policies page) for its error bound.
 -- The key expires at the end of the next window (its count is that window's "previous"); a write
 -- within the window that set that TTL keeps it (KEEPTTL), sparing Redis an expiry update.
+-- A value another algorithm wrote counts as the current window's units (see units_held).
+--
+-- Exactness: with x microseconds left in the window, the estimate is prev * x / window + cur, whose
+-- products reach 1e7 * 3e13, beyond the 2^53 a double holds exactly. Comparisons split them (see
+-- counter_cmp), so admissions, remaining units and waits are exact.
+
+-- The sign of p * x - n * w, exactly, for p and n below 2^24 and x and w below 2^45: each product
+-- is split at 2^20 so that every partial product stays an exact integer.
+local function counter_cmp(p, x, n, w)
+  local xh = floor(x / 1048576)
+  local wh = floor(w / 1048576)
+  local hi = p * xh - n * wh
+  local lo = p * (x - xh * 1048576) - n * (w - wh * 1048576)
+  -- |lo| < 2^44: when |hi| >= 2^25 its sign decides, else the sum is exact
+  if hi >= 33554432 then return 1 elseif hi <= -33554432 then return -1 end
+  local d = hi * 1048576 + lo
+  if d > 0 then return 1 elseif d < 0 then return -1 end
+  return 0
+end
+
+-- ceil(p * x / w): estimated in floating point (within a unit of the truth), then made exact.
+local function counter_ceil(p, x, w)
+  local n = ceil(p * x / w)
+  while n > 0 and counter_cmp(p, x, n - 1, w) <= 0 do n = n - 1 end
+  while counter_cmp(p, x, n, w) > 0 do n = n + 1 end
+  return n
+end
+
+-- floor(k * w / p) for 0 <= k < p: with w = q * p + r, k * q + floor(k * r / p), every product
+-- below 2^53.
+local function counter_floor(k, w, p)
+  local q = floor(w / p)
+  return k * q + floor(k * (w - q * p) / p)
+end
+
+-- Whole microseconds, rounded up, until the estimate is at most `target` if nothing more is
+-- admitted; x microseconds are left in the window.
+local function counter_wait(p, c, target, x, w)
+  if c <= target then
+    local k = target - c
+    if p == 0 or counter_cmp(p, x, k, w) <= 0 then return 0 end
+    -- p * (x - t) <= k * w once t >= x - k * w / p (here k < p)
+    return x - counter_floor(k, w, p)
+  end
+  -- only the next window helps: its previous count is c, its current one 0
+  return x + w - counter_floor(target, w, c)
+end
+
 local function sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
   local value = { idx, prev, cur + cost }
   if same_window then
@@ -12,51 +60,39 @@ local function sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_win
   end
 end
 
--- microseconds until p * (1 - e / window) + c <= target, e being the elapsed time
-local function sliding_counter_wait(p, c, target, elapsed, window)
-  if c <= target then
-    if p * (1 - elapsed / window) + c <= target + EPS then return 0 end
-    return max(0, window * (1 - (target - c) / p) - elapsed)
-  end
-  -- only the next window can help: its previous count is c, its current one 0
-  return (window - elapsed) + window * (1 - target / c)
-end
-
 A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
   local idx = floor(now / window)
-  local elapsed = now - idx * window
+  local x = (idx + 1) * window - now
   local prev, cur = 0, 0
   local same_window = false
   local v = kv_get(key)
-  if type(v) == 'table' then
-    if v[1] == idx then
-      prev, cur = v[2], v[3]
-      same_window = true
-    elseif v[1] == idx - 1 then
-      prev = v[3]
-    end
-  elseif v then
-    local a, b, c = string.match(v, '^(%d+):(%d+):(%d+)$')
-    local widx = tonumber(a)
-    if widx == idx then
-      prev, cur = tonumber(b), tonumber(c)
-      same_window = true
-    elseif widx == idx - 1 then
-      prev = tonumber(c)
+  if v then
+    local i, p, c, own = window_parse(v)
+    if c then
+      if i == idx then
+        prev, cur = p, c
+        -- a fixed window's value expires with this window: write the counter's TTL over it
+        same_window = own
+      elseif i == idx - 1 then
+        prev = c
+      end
+    else
+      cur = units_held(v, key, limit, window)
+      if cur > limit then cur = limit end
     end
   end
-  local estimate = prev * (1 - elapsed / window) + cur
-  local avail = floor(limit - estimate + EPS)
+  local used = cur
+  if prev > 0 then used = used + counter_ceil(prev, x, window) end
+  local avail = limit - used
   if avail < 0 then avail = 0 end
   local reset_now = 0
-  if avail < limit then reset_now = sliding_counter_wait(prev, cur, limit - avail - 1, elapsed, window) end
+  if avail < limit then reset_now = counter_wait(prev, cur, limit - avail - 1, x, window) end
   if cost > limit then return 0, avail, -1, reset_now, reset_now, nil end
-  if estimate + cost > limit + EPS then
-    return 0, avail, sliding_counter_wait(prev, cur, limit - cost, elapsed, window), reset_now, reset_now, nil
+  if cost > avail then
+    return 0, avail, counter_wait(prev, cur, limit - cost, x, window), reset_now, reset_now, nil
   end
-  local left = avail - cost
-  local reset = sliding_counter_wait(prev, cur + cost, limit - left - 1, elapsed, window)
-  local ttl_us = 2 * window - elapsed
+  local reset = counter_wait(prev, cur + cost, limit - (avail - cost) - 1, x, window)
+  local ttl_us = x + window
   if write then
     sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
     return 1, avail, 0, reset, reset_now, nil

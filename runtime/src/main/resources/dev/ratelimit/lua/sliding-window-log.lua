@@ -50,9 +50,25 @@ if batching then
   end
 end
 
+-- A key holding another algorithm's value (its policy's algorithm changed while the key lived):
+-- the units it holds (see units_held) become entries logged now, replacing it. Any other error is
+-- raised.
+local function log_adopt(key, err, limit, window)
+  if not find(err.err, 'WRONGTYPE', 1, true) then error(err) end
+  local held = units_held(redis.call('GET', key), key, limit, window)
+  if held > limit then held = limit end
+  redis.call('DEL', key)
+  if held > 0 then
+    local args = {}
+    log_members(args, int(now), 0, held)
+    log_add(key, args)
+    redis.call('PEXPIRE', key, ttl_ms(window))
+  end
+end
+
 -- The log of `key` at `now`: its size, the score of its oldest entry (nil when empty), and in a
 -- batch the run's record of it.
-local function log_read(key, window)
+local function log_read(key, limit, window)
   local log
   if batching then
     log = logs[key]
@@ -62,7 +78,8 @@ local function log_read(key, window)
     if log then log_write_waiting(key, log) end
   end
   -- an entry logged at s counts while now - s < window
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
+  local trimmed = redis.pcall('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
+  if type(trimmed) == 'table' then log_adopt(key, trimmed, limit, window) end
   local count = redis.call('ZCARD', key)
   local oldest
   if count > 0 then oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
@@ -121,7 +138,7 @@ local function sliding_log_write(key, window, count, cost, log)
 end
 
 A['sliding-window-log'] = function(key, limit, window, burst, cost, write)
-  local count, oldest, log = log_read(key, window)
+  local count, oldest, log = log_read(key, limit, window)
   local reset_now = 0
   if count > 0 then reset_now = oldest + window - now end
   if cost > limit then return 0, limit - count, -1, reset_now, reset_now, nil end

@@ -19,7 +19,7 @@ class TimeLogTest {
     @Test
     void behavesAsADequeThroughWrapsGrowthAndShrinking() {
         Random random = new Random(20261123);
-        LocalBackend.TimeLog log = new LocalBackend.TimeLog();
+        TimeLog log = new TimeLog();
         ArrayDeque<Long> model = new ArrayDeque<>();
         long now = 0;
         for (int step = 0; step < 200_000; step++) {
@@ -51,7 +51,7 @@ class TimeLogTest {
 
     @Test
     void givesMemoryBackOnceItsEntriesExpire() {
-        LocalBackend.TimeLog log = new LocalBackend.TimeLog();
+        TimeLog log = new TimeLog();
         for (long t = 0; t < 100_000; t++) {
             log.add(t);
         }

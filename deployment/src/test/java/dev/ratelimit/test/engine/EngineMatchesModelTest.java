@@ -1,0 +1,114 @@
+package dev.ratelimit.test.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.LocalBackend;
+import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import dev.ratelimit.test.engine.ReferenceModel.Limit;
+import dev.ratelimit.test.engine.Scenarios.Scenario;
+import dev.ratelimit.test.engine.Scenarios.Step;
+import dev.ratelimit.test.engine.ScriptRunner.Call;
+import dev.ratelimit.test.redis.RedisFixture;
+
+/**
+ * The engine against the {@link ReferenceModel}, over the whole configuration space ({@link Scenarios}). Every call
+ * is made on the model, on Redis one call per script run, on Redis in batch runs and on the in-process backend; the
+ * four replies must be identical, number for number. The output says how many cases were tried and with which seed;
+ * a failure shows the case shrunk to a short configuration and sequence.
+ */
+class EngineMatchesModelTest {
+
+    private static final AtomicLong CASES = new AtomicLong();
+    private static ScriptRunner redis;
+
+    @BeforeAll
+    static void loadScripts() {
+        redis = new ScriptRunner(() -> RedisFixture.shared().client());
+    }
+
+    @AfterAll
+    static void close() {
+        redis.close();
+    }
+
+    @Test
+    void everyBackendDecidesAsTheModelForGeneratedPoliciesAndSequences() {
+        PropertySearch.check("engine vs model", Scenarios::generate, Scenarios::simpler, EngineMatchesModelTest::play);
+    }
+
+    /** Plays a scenario on the model and on every backend, comparing each reply with the model's. */
+    static void play(Scenario s) {
+        long id = CASES.incrementAndGet();
+        int n = s.limits().size();
+        Limit[] limits = s.limits().toArray(Limit[]::new);
+        Policy[] policies = new Policy[n];
+        String[] single = new String[n];
+        String[] batched = new String[n];
+        String[] local = new String[n];
+        for (int i = 0; i < n; i++) {
+            policies[i] = policy("p" + i, limits[i]);
+            single[i] = Engine.prefix() + ":model" + id + ":{s}:p" + i;
+            batched[i] = Engine.prefix() + ":model" + id + ":{b}:p" + i;
+            local[i] = "p" + i;
+        }
+        ReferenceModel model = new ReferenceModel();
+        LocalBackend backend = new LocalBackend();
+        long now = Scenarios.EPOCH + s.start();
+        List<Call> run = new ArrayList<>();
+        List<long[]> expectedInRun = new ArrayList<>();
+        List<String> describedInRun = new ArrayList<>();
+        for (int k = 0; k < s.steps().size(); k++) {
+            Step st = s.steps().get(k);
+            now += st.gap();
+            if (st.newRun() && !run.isEmpty()) {
+                compareRun(run, expectedInRun, describedInRun);
+            }
+            long[] costs = st.costs();
+            long[] expected = model.decide(limits, local, costs, now, st.dryRun());
+            String where = "step " + (k + 1) + " (" + st + ") at EPOCH + " + (now - Scenarios.EPOCH) + "us";
+            long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun()));
+            assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
+                    + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
+            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun());
+            assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
+                    + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
+            run.add(new Call(limits, batched, costs, now, st.dryRun()));
+            expectedInRun.add(expected);
+            describedInRun.add(where);
+        }
+        if (!run.isEmpty()) {
+            compareRun(run, expectedInRun, describedInRun);
+        }
+    }
+
+    static Policy policy(String name, Limit l) {
+        return new Policy(name, Algorithm.fromConfigName(l.algorithm()), l.limit(),
+                Duration.ofNanos(l.windowMicros() * 1000), l.burst(), "global", l.shadow(), FailureMode.FAIL_CLOSED);
+    }
+
+    private static void compareRun(List<Call> run, List<long[]> expected, List<String> where) {
+        List<long[]> replies = redis.batch(run);
+        for (int i = 0; i < run.size(); i++) {
+            long[] e = expected.get(i);
+            long[] r = replies.get(i);
+            String w = where.get(i);
+            assertArrayEquals(e, r, () -> "Redis, batch run of " + run.size() + ", " + w + ": model "
+                    + Arrays.toString(e) + " vs " + Arrays.toString(r));
+        }
+        run.clear();
+        expected.clear();
+        where.clear();
+    }
+}

@@ -1,0 +1,166 @@
+package dev.ratelimit.test.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import dev.ratelimit.deployment.ComposedScripts;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.test.engine.ReferenceModel.Limit;
+import dev.ratelimit.test.redis.RespClient;
+
+/**
+ * Runs the composed scripts on a real Redis with the argument layout the extension sends (see {@code prelude.lua} and
+ * {@code batch.lua}): one call per script run, or several calls in one batch run. Replies are the backends' layout,
+ * {@code [all, then per policy: admitted, remaining, retry-after ms, reset ms]}.
+ */
+final class ScriptRunner implements AutoCloseable {
+
+    /** One call: its policies (distinct keys), costs, explicit time and whether it only checks. */
+    record Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun) {
+    }
+
+    private final Supplier<RespClient> connect;
+    private final Map<String, String> shas = new HashMap<>();
+    private RespClient redis;
+
+    ScriptRunner(Supplier<RespClient> connect) {
+        this.connect = connect;
+        this.redis = connect.get();
+        ComposedScripts.all().forEach((name, body) -> shas.put(name, redis.callString("SCRIPT", "LOAD", body)));
+    }
+
+    RespClient redis() {
+        return redis;
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+
+    /** One call in a script run of its own. */
+    long[] single(Call c) {
+        int n = c.limits().length;
+        List<String> args = new ArrayList<>();
+        args.add("EVALSHA");
+        args.add(sha(LuaScriptRegistry.DECIDE, List.of(c)));
+        args.add(Integer.toString(n));
+        args.addAll(List.of(c.keys()));
+        args.add(Long.toString(c.now()));
+        args.add(c.dryRun() ? "1" : "0");
+        for (int i = 0; i < n; i++) {
+            Limit l = c.limits()[i];
+            args.add(l.algorithm());
+            args.add(Long.toString(l.limit()));
+            args.add(Long.toString(l.windowMicros()));
+            args.add(Long.toString(l.burst()));
+            args.add(l.shadow() ? "1" : "0");
+            args.add(Long.toString(c.costs()[i]));
+        }
+        return longs(runAndPersist(args, c.keys()), 0, 1 + 4 * n);
+    }
+
+    /**
+     * Runs a script and removes its keys' TTLs in one transaction. Calls with explicit times simulate more time than
+     * they take, while Redis expires keys on its own clock: a key given 1 ms to live could vanish before the next call
+     * of the simulation. The in-process backend expires state on the explicit clock, so expiry is still compared with
+     * the model there.
+     */
+    private List<?> runAndPersist(List<String> script, String[] keys) {
+        try {
+            return transaction(script, keys);
+        } catch (RuntimeException e) {
+            // an error inside the transaction's reply leaves the connection mid-reply: start afresh
+            redis.close();
+            redis = connect.get();
+            throw e;
+        }
+    }
+
+    private List<?> transaction(List<String> script, String[] keys) {
+        redis.call("MULTI");
+        redis.call(script.toArray(String[]::new));
+        for (String k : keys) {
+            redis.call("PERSIST", k);
+        }
+        List<?> results = (List<?>) redis.call("EXEC");
+        Object reply = results.get(0);
+        if (!(reply instanceof List)) {
+            throw new IllegalStateException("script failed: " + reply);
+        }
+        return (List<?>) reply;
+    }
+
+    /** Several calls in one batch run, decided one after the other; one reply per call. */
+    List<long[]> batch(List<Call> calls) {
+        Map<Limit, Integer> index = new LinkedHashMap<>();
+        List<String> keys = new ArrayList<>();
+        List<String> perCall = new ArrayList<>();
+        for (Call c : calls) {
+            perCall.add(Integer.toString(c.limits().length));
+            perCall.add(Long.toString(c.now()));
+            perCall.add(c.dryRun() ? "1" : "0");
+            for (int i = 0; i < c.limits().length; i++) {
+                Integer idx = index.computeIfAbsent(c.limits()[i], l -> index.size() + 1);
+                perCall.add(idx.toString());
+                perCall.add(Long.toString(c.costs()[i]));
+                keys.add(c.keys()[i]);
+            }
+        }
+        List<String> args = new ArrayList<>();
+        args.add("EVALSHA");
+        args.add(sha(LuaScriptRegistry.BATCH, calls));
+        args.add(Integer.toString(keys.size()));
+        args.addAll(keys);
+        args.add(Integer.toString(calls.size()));
+        args.add(Integer.toString(index.size()));
+        for (Limit l : index.keySet()) {
+            args.add(l.algorithm());
+            args.add(Long.toString(l.limit()));
+            args.add(Long.toString(l.windowMicros()));
+            args.add(Long.toString(l.burst()));
+            args.add(l.shadow() ? "1" : "0");
+        }
+        args.addAll(perCall);
+        List<?> reply = runAndPersist(args, keys.toArray(String[]::new));
+        List<long[]> out = new ArrayList<>();
+        int o = 0;
+        for (Call c : calls) {
+            int width = 1 + 4 * c.limits().length;
+            out.add(longs(reply, o, width));
+            o += width;
+        }
+        return out;
+    }
+
+    /** The script for these calls: the one-algorithm script when they all use one algorithm. */
+    private String sha(String base, List<Call> calls) {
+        String alg = null;
+        for (Call c : calls) {
+            for (Limit l : c.limits()) {
+                if (alg == null) {
+                    alg = l.algorithm();
+                } else if (!alg.equals(l.algorithm())) {
+                    return shas.get(base);
+                }
+            }
+        }
+        return shas.get(base + "/" + alg);
+    }
+
+    private static long[] longs(List<?> reply, int from, int width) {
+        long[] r = new long[width];
+        for (int i = 0; i < width; i++) {
+            Object v = reply.get(from + i);
+            if (!(v instanceof Long)) {
+                throw new IllegalStateException("reply element " + (from + i) + " is " + v + " in " + reply);
+            }
+            r[i] = (Long) v;
+        }
+        return r;
+    }
+}

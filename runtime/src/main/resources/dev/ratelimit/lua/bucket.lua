@@ -1,0 +1,76 @@
+-- The bucket algorithms (token-bucket, leaky-bucket, gcra) are one rate and one capacity read three
+-- ways, so they share this code and their state: the theoretical arrival time (TAT), the instant at
+-- which everything admitted so far has drained at limit/window. With T = max(TAT, now), an idle key
+-- (T = now) admits `burst` units at once, and k units fit while T + (k - burst) * window / limit
+-- <= now. The three files name this function; switching among them keeps a key's meaning.
+--
+-- Exactness: a unit lasts window/limit microseconds, rarely a whole number, and Redis TIME is about
+-- 1.8e15, where a double's step is 0.25 us. Times are therefore kept as exact pairs (a, b) meaning
+-- a + b / limit microseconds, with a and b integers (0 <= b < limit), and every product is kept far
+-- below 2^53: with window = qw * limit + rw, k units add k * qw to a and k * rw to b (k * rw <
+-- limit^2 <= 1e14). Nothing is lost to rounding at any rate the configuration accepts.
+
+-- (a, b) plus k units (k may be negative), as a pair again.
+local function bucket_add(a, b, k, qw, rw, limit)
+  local nb = b + k * rw
+  local carry = floor(nb / limit)
+  return a + k * qw + carry, nb - carry * limit
+end
+
+-- The key's time from its value: a bucket's own, or the units another algorithm's value holds (see
+-- units_held), as if they had just been admitted here.
+local function bucket_read(v, key, limit, window, burst, qw, rw)
+  local a, b = bucket_parse(v, limit)
+  if a then return a, b end
+  local held = units_held(v, key, limit, window)
+  if held > burst then held = burst end
+  return bucket_add(now, 0, held, qw, rw, limit)
+end
+
+-- Whole microseconds from now until (a, b), rounded up (0 or less: not later than now).
+local function bucket_until(a, b)
+  if b > 0 then return a - now + 1 end
+  return a - now
+end
+
+-- Whether k units fit at the key's state (a, b).
+local function bucket_fits(a, b, k, burst, qw, rw, limit)
+  local ea, eb = bucket_add(a, b, k - burst, qw, rw, limit)
+  return ea < now or (ea == now and eb == 0)
+end
+
+local function bucket(key, limit, window, burst, cost, write)
+  local qw = floor(window / limit)
+  local rw = window - qw * limit
+  local a, b = now, 0
+  local v = kv_get(key)
+  if v then
+    a, b = bucket_read(v, key, limit, window, burst, qw, rw)
+    if a < now then a, b = now, 0 end
+  end
+  -- units available: estimated in floating point, then made exact by the integer test
+  local avail = floor(burst - ((a - now) * limit + b) / window)
+  if avail > burst then avail = burst elseif avail < 0 then avail = 0 end
+  while avail < burst and bucket_fits(a, b, avail + 1, burst, qw, rw, limit) do avail = avail + 1 end
+  while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
+  -- more quota comes with the next whole unit, unless the bucket is full
+  local next_now = 0
+  if avail < burst then
+    next_now = bucket_until(bucket_add(a, b, avail + 1 - burst, qw, rw, limit))
+  end
+  if cost > burst then return 0, avail, -1, next_now, next_now, nil end
+  if cost > avail then
+    return 0, avail, bucket_until(bucket_add(a, b, cost - burst, qw, rw, limit)), next_now, next_now, nil
+  end
+  local na, nb = bucket_add(a, b, cost, qw, rw, limit)
+  local value = { na, nb, den = limit }
+  local ttl = ttl_ms(bucket_until(na, nb))
+  local reset = bucket_until(bucket_add(na, nb, avail - cost + 1 - burst, qw, rw, limit))
+  if write then
+    kv_set(key, value, ttl)
+    return 1, avail, 0, reset, next_now, nil
+  end
+  return 1, avail, 0, reset, next_now, function()
+    kv_set(key, value, ttl)
+  end
+end
