@@ -48,6 +48,7 @@ public class DefaultRateLimiter implements RateLimiter {
     /** Null with the local backend or when disabled. */
     private final DenyCache denyCache;
     private final RateLimitMetrics metrics;
+    private final BackendErrors errors;
 
     /** A limiter with the resilience settings of {@code config}. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -86,6 +87,7 @@ public class DefaultRateLimiter implements RateLimiter {
             this.denyCache = null;
         }
         this.metrics = metrics;
+        this.errors = new BackendErrors(backend.name(), metrics, System::nanoTime);
         metrics.register(policies.all(), backend.name(), breaker);
     }
 
@@ -390,6 +392,9 @@ public class DefaultRateLimiter implements RateLimiter {
             if (failure != null) {
                 if (breaker != null) {
                     breaker.onFailure(permit, failure);
+                }
+                if (BackendErrors.isErrorReply(failure)) {
+                    errors.report(failure, ps);
                 }
                 return failureDecision(ps, request.keys, request.costs, failure);
             }

@@ -28,6 +28,7 @@ public class MicrometerMetrics implements RateLimitMetrics {
     static final String DECISIONS = "ratelimit.decisions";
     static final String LATENCY = "ratelimit.backend.latency";
     static final String CIRCUIT_STATE = "ratelimit.circuit.state";
+    static final String ERRORS = "ratelimit.backend.errors";
 
     private static final Outcome[] OUTCOMES = Outcome.values();
 
@@ -35,6 +36,7 @@ public class MicrometerMetrics implements RateLimitMetrics {
     /** Per policy, one counter per outcome (by ordinal); read on every decision, written once. */
     private volatile Map<String, Counter[]> counters = Map.of();
     private volatile Timer latency;
+    private volatile String backend = "redis";
 
     MicrometerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -47,6 +49,7 @@ public class MicrometerMetrics implements RateLimitMetrics {
             byPolicy.put(p.name(), countersFor(p.name()));
         }
         counters = Map.copyOf(byPolicy);
+        this.backend = backend;
         latency = Timer.builder(LATENCY)
                 .description("Time of the rate-limit backend calls, failed and timed-out ones included")
                 .tag("backend", backend)
@@ -78,6 +81,17 @@ public class MicrometerMetrics implements RateLimitMetrics {
         if (c != null) {
             c[outcome.ordinal()].increment();
         }
+    }
+
+    @Override
+    public void backendError(String kind) {
+        // rare by nature: looked up in the registry each time rather than cached per kind
+        Counter.builder(ERRORS)
+                .description("Error replies of the rate-limit backend (it was up but did not decide), by kind")
+                .tag("backend", backend)
+                .tag("kind", kind)
+                .register(registry)
+                .increment();
     }
 
     @Override

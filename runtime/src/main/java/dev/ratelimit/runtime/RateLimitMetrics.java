@@ -21,6 +21,10 @@ public interface RateLimitMetrics {
         @Override
         public void backendLatency(long nanos) {
         }
+
+        @Override
+        public void backendError(String kind) {
+        }
     };
 
     /** The {@code outcome} tag of {@code ratelimit.decisions}. */
@@ -66,4 +70,10 @@ public interface RateLimitMetrics {
 
     /** One backend call took this long (successful or not). */
     void backendLatency(long nanos);
+
+    /**
+     * The backend answered an error reply of this kind ({@code ERR}, {@code WRONGTYPE}, {@code OOM}...): it is up,
+     * but did not decide.
+     */
+    void backendError(String kind);
 }

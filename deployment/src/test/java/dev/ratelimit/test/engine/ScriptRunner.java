@@ -19,9 +19,12 @@ import dev.ratelimit.test.redis.RespClient;
  */
 final class ScriptRunner implements AutoCloseable {
 
-    /** One call: its policies (distinct keys), costs, explicit time and whether it only checks. */
+    /** One call: its policies (distinct keys), costs, time ({@link #REDIS_TIME}: Redis's) and whether it only checks. */
     record Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun) {
     }
+
+    /** A call's time read by the script from Redis {@code TIME}, as the extension sends it. */
+    static final long REDIS_TIME = -1;
 
     private final Supplier<RespClient> connect;
     private final Map<String, String> shas = new HashMap<>();
@@ -50,7 +53,7 @@ final class ScriptRunner implements AutoCloseable {
         args.add(sha(LuaScriptRegistry.DECIDE, List.of(c)));
         args.add(Integer.toString(n));
         args.addAll(List.of(c.keys()));
-        args.add(Long.toString(c.now()));
+        args.add(time(c));
         args.add(c.dryRun() ? "1" : "0");
         for (int i = 0; i < n; i++) {
             Limit l = c.limits()[i];
@@ -102,7 +105,7 @@ final class ScriptRunner implements AutoCloseable {
         List<String> perCall = new ArrayList<>();
         for (Call c : calls) {
             perCall.add(Integer.toString(c.limits().length));
-            perCall.add(Long.toString(c.now()));
+            perCall.add(time(c));
             perCall.add(c.dryRun() ? "1" : "0");
             for (int i = 0; i < c.limits().length; i++) {
                 Integer idx = index.computeIfAbsent(c.limits()[i], l -> index.size() + 1);
@@ -135,6 +138,10 @@ final class ScriptRunner implements AutoCloseable {
             o += width;
         }
         return out;
+    }
+
+    private static String time(Call c) {
+        return c.now() == REDIS_TIME ? "" : Long.toString(c.now());
     }
 
     /** The script for these calls: the one-algorithm script when they all use one algorithm. */
