@@ -14,8 +14,8 @@ import java.util.function.ToDoubleFunction;
  * with them those that matter least (lowest score), about down to nine tenths of {@code max}: every
  * entry scoring below a cut estimated from a sample of the scores, then entries at the cut while
  * needed. One thread trims at a time; the others go on meanwhile, so the map may exceed {@code max}
- * by what they insert during a trim. A trim is one pass over the map, at most once per about
- * {@code max / 10} inserts.
+ * by what they insert during a trim. A trim is one pass over the map (two when entries tied at the
+ * cut must go too), at most once per about {@code max / 10} inserts.
  */
 final class Eviction {
 
@@ -45,19 +45,20 @@ final class Eviction {
             int size = map.size();
             int excess = size - target;
             double cut = cut(map, expired, score, (double) excess / size);
-            // one pass: expired entries, every entry scoring below the cut, entries at the cut while needed
+            // one pass: expired entries and every entry scoring below the cut
             for (Iterator<Map.Entry<K, V>> it = map.entrySet().iterator(); it.hasNext();) {
                 Map.Entry<K, V> e = it.next();
                 V v = e.getValue();
-                boolean drop;
-                if (expired.test(v)) {
-                    drop = true;
-                } else {
-                    double s = score.applyAsDouble(v);
-                    drop = s < cut || s == cut && excess > 0;
+                if ((expired.test(v) || score.applyAsDouble(v) < cut) && map.remove(e.getKey(), v)) {
+                    excess--;
                 }
-                // removes the entry only if it still holds the value tested
-                if (drop && map.remove(e.getKey(), v)) {
+            }
+            // entries at the cut only if that was not enough: within the same pass, a live entry seen
+            // before the expired ones would have gone while they alone made room
+            for (Iterator<Map.Entry<K, V>> it = map.entrySet().iterator(); excess > 0 && it.hasNext();) {
+                Map.Entry<K, V> e = it.next();
+                V v = e.getValue();
+                if (score.applyAsDouble(v) == cut && map.remove(e.getKey(), v)) {
                     excess--;
                 }
             }

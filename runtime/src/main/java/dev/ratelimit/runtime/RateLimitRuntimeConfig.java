@@ -229,18 +229,19 @@ public interface RateLimitRuntimeConfig {
         String algorithm();
 
         /**
-         * Requests admitted per window. Must be positive.
+         * Units admitted per window, from 1 to 10,000,000 (the range where every decision is exact).
          */
         OptionalInt limit();
 
         /**
-         * The window, e.g. `1s`, `1m`, `1h`. Must be positive.
+         * The window, e.g. `1s`, `1m`, `1h`: from 1 ms to 366 days, a whole number of microseconds.
          */
         Optional<Duration> window();
 
         /**
          * For bucket algorithms (`token-bucket`, `leaky-bucket`, `gcra`): how many units an idle
-         * key admits at once. Defaults to the limit.
+         * key admits at once, up to 10,000,000, and refilled within 366 days (burst x window / limit).
+         * Defaults to the limit.
          */
         OptionalInt burst();
 
