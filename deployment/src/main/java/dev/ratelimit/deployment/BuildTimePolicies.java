@@ -6,14 +6,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.eclipse.microprofile.config.Config;
 
 import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.PathPattern;
+import dev.ratelimit.runtime.PolicyProperties;
 import dev.ratelimit.runtime.PolicyValidator;
 
 /**
@@ -22,28 +20,18 @@ import dev.ratelimit.runtime.PolicyValidator;
  */
 final class BuildTimePolicies {
 
-    private static final Pattern POLICY_PROPERTY = Pattern.compile("quarkus\\.ratelimit\\.policies\\.(\"[^\"]+\"|[^.]+)\\.[a-z-]+");
-
-    private final Config config;
-    private final Set<String> names = new TreeSet<>();
+    private final PolicyProperties properties;
 
     BuildTimePolicies(Config config) {
-        this.config = config;
-        for (String property : config.getPropertyNames()) {
-            Matcher m = POLICY_PROPERTY.matcher(property);
-            if (m.matches()) {
-                String name = m.group(1);
-                names.add(name.startsWith("\"") ? name.substring(1, name.length() - 1) : name);
-            }
-        }
+        this.properties = new PolicyProperties(config);
     }
 
     Set<String> names() {
-        return names;
+        return properties.names();
     }
 
     private <T> Optional<T> value(String policy, String attribute, Class<T> type) {
-        return config.getOptionalValue(PolicyValidator.property(policy, attribute), type);
+        return properties.value(policy, attribute, type);
     }
 
     /** The capacity (largest admissible cost) of a policy, if its values are known and valid. */
@@ -69,7 +57,7 @@ final class BuildTimePolicies {
 
     /** Validates every policy's values; each problem becomes one exception. */
     void validate(List<Throwable> errors) {
-        for (String name : names) {
+        for (String name : names()) {
             List<String> messages = new ArrayList<>();
             try {
                 PolicyValidator.validate(name, value(name, "algorithm", String.class).orElse("token-bucket"),
@@ -100,15 +88,13 @@ final class BuildTimePolicies {
         }
     }
 
+    /** A policy attribute's raw value as configured, in whichever spelling it was set (for display). */
+    Optional<String> raw(String policy, String attribute) {
+        return value(policy, attribute, String.class);
+    }
+
     private List<String> paths(String policy) {
-        Optional<String> raw = value(policy, "paths", String.class);
-        List<String> out = new ArrayList<>();
-        raw.ifPresent(v -> {
-            for (String p : v.split("(?<!\\\\),")) {
-                out.add(p.trim());
-            }
-        });
-        return out;
+        return properties.values(policy, "paths").orElse(List.of());
     }
 
     private static OptionalInt optionalInt(Optional<Integer> v) {

@@ -6,10 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.ratelimit.runtime.PolicyValidator;
 import io.quarkus.deployment.IsDevelopment;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.devui.spi.page.CardPageBuildItem;
@@ -32,15 +30,13 @@ class RateLimitDevUIProcessor {
                     .collect(Collectors.joining(", ")));
             limited.add(row);
         }
-        Config config = ConfigProvider.getConfig();
-        BuildTimePolicies policies = new BuildTimePolicies(config);
+        BuildTimePolicies policies = new BuildTimePolicies(ConfigProvider.getConfig());
         List<Map<String, String>> table = new ArrayList<>();
         for (String name : policies.names()) {
             Map<String, String> row = new LinkedHashMap<>();
             row.put("policy", name);
             for (String attribute : List.of("algorithm", "limit", "window", "burst", "key", "paths", "mode")) {
-                row.put(attribute, config.getOptionalValue(PolicyValidator.property(name, attribute), String.class)
-                        .orElse(""));
+                row.put(attribute, policies.raw(name, attribute).orElse(""));
             }
             table.add(row);
         }
