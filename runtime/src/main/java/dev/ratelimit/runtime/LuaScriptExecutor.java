@@ -425,24 +425,32 @@ public class LuaScriptExecutor {
             if (c != null) {
                 return Future.succeededFuture(c);
             }
-            if (connecting == null) {
-                connecting = owner.client.connect().andThen(ar -> {
-                    synchronized (this) {
-                        connecting = null;
-                        if (ar.succeeded()) {
-                            RedisConnection conn = ar.result();
-                            conn.exceptionHandler(t -> retire(conn, t.toString(), false));
-                            conn.endHandler(v -> retire(conn, "closed", false));
-                            progressNanos = System.nanoTime();
-                            connection = conn;
-                            LOG.debugf("Rate-limit Redis connection %d opened", index);
-                        } else {
-                            LOG.debugf("Rate-limit Redis connection %d could not open: %s", index, ar.cause());
-                        }
-                    }
-                });
+            if (connecting != null) {
+                return connecting;
             }
-            return connecting;
+            // assigned before its handler is attached: a connection the pool hands out at once completes the
+            // future here, on this thread, and the handler must find it to clear it (cleared before it was
+            // assigned, a completed attempt stayed for good and every reconnection got the dead connection)
+            Future<RedisConnection> attempt = owner.client.connect();
+            connecting = attempt;
+            attempt.onComplete(ar -> {
+                synchronized (this) {
+                    if (connecting == attempt) {
+                        connecting = null;
+                    }
+                    if (ar.succeeded()) {
+                        RedisConnection conn = ar.result();
+                        conn.exceptionHandler(t -> retire(conn, t.toString(), false));
+                        conn.endHandler(v -> retire(conn, "closed", false));
+                        progressNanos = System.nanoTime();
+                        connection = conn;
+                        LOG.debugf("Rate-limit Redis connection %d opened", index);
+                    } else {
+                        LOG.debugf("Rate-limit Redis connection %d could not open: %s", index, ar.cause());
+                    }
+                }
+            });
+            return attempt;
         }
 
         private void retire(RedisConnection c, String why, boolean hung) {
