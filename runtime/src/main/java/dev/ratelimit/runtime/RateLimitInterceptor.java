@@ -19,6 +19,7 @@ import io.quarkus.arc.ManagedContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -66,11 +67,11 @@ public class RateLimitInterceptor {
         List<RateLimitCheck> checks = http.checks(specs, rc, null, null);
         Class<?> type = method.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
-            return decide(checks, specs, rc).chain(d -> d.allowed() ? proceedUni(ctx) : Uni.createFrom().failure(
-                    new RateLimitExceededException(d)));
+            return onCallerContext(decide(checks, specs, rc)).chain(d -> d.allowed() ? proceedUni(ctx)
+                    : Uni.createFrom().failure(new RateLimitExceededException(d)));
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
-            return decide(checks, specs, rc).subscribeAsCompletionStage().thenCompose(d -> {
+            return onCallerContext(decide(checks, specs, rc)).subscribeAsCompletionStage().thenCompose(d -> {
                 if (!d.allowed()) {
                     return java.util.concurrent.CompletableFuture.failedFuture(new RateLimitExceededException(d));
                 }
@@ -105,6 +106,34 @@ public class RateLimitInterceptor {
                 rc.put(HttpLimits.DECISION, decision);
             }
         });
+    }
+
+    /**
+     * The decision, delivered on the caller's Vert.x context. A decision may complete elsewhere: on the timeout's
+     * thread, or on the event loop of a connection several event loops share. The intercepted method must go on where
+     * it was called (Hibernate Reactive, the request context and context-local data are bound to that context), so
+     * the decision hops back to it when it completes anywhere else; on the caller's context it goes on at once.
+     */
+    static <T> Uni<T> onCallerContext(Uni<T> decision) {
+        Context caller = Vertx.currentContext();
+        if (caller == null) {
+            return decision; // not called on a Vert.x context: nothing to go back to
+        }
+        return Uni.createFrom().emitter(emitter -> decision.subscribe().with(
+                item -> {
+                    if (Vertx.currentContext() == caller) {
+                        emitter.complete(item);
+                    } else {
+                        caller.runOnContext(v -> emitter.complete(item));
+                    }
+                },
+                failure -> {
+                    if (Vertx.currentContext() == caller) {
+                        emitter.fail(failure);
+                    } else {
+                        caller.runOnContext(v -> emitter.fail(failure));
+                    }
+                }));
     }
 
     @SuppressWarnings("unchecked")
