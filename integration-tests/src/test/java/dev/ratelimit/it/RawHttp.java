@@ -31,15 +31,31 @@ final class RawHttp {
 
     /** GET {@code path} with one extra header whose value is sent as exactly these bytes. */
     static Reply get(InetAddress from, String path, String headerName, byte[] headerValue) {
+        ByteArrayOutputStream header = new ByteArrayOutputStream();
+        header.writeBytes((headerName + ": ").getBytes(StandardCharsets.US_ASCII));
+        header.writeBytes(headerValue);
+        header.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        return send(from, path, header.toByteArray());
+    }
+
+    /**
+     * GET with this request target on the request line exactly as written: a path no HTTP client
+     * would send unchanged ({@code /a/../b}, {@code //a}, {@code /a;x=1}), or the absolute form.
+     */
+    static Reply get(InetAddress from, String target) {
+        return send(from, target, new byte[0]);
+    }
+
+    private static Reply send(InetAddress from, String target, byte[] extraHeaders) {
         try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(from, 0));
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), RestAssured.port), 3000);
             socket.setSoTimeout(5000);
             ByteArrayOutputStream request = new ByteArrayOutputStream();
-            request.writeBytes(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + headerName + ": ")
+            request.writeBytes(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
-            request.writeBytes(headerValue);
-            request.writeBytes("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            request.writeBytes(extraHeaders);
+            request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
             OutputStream out = socket.getOutputStream();
             out.write(request.toByteArray());
             out.flush();
