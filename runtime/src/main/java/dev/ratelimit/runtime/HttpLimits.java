@@ -108,8 +108,9 @@ public class HttpLimits {
     }
 
     /**
-     * The checks for a request: the annotation specs, then every path policy matching (unless
-     * already named by an annotation). Returns {@code null} when a required key is missing and the
+     * The checks for a request: the annotation specs, then every path policy matching {@code path},
+     * the {@link RoutedPath} of the request (unless already named by an annotation; none when
+     * {@code path} is null). Returns {@code null} when a required key is missing and the
      * configuration denies such requests.
      */
     public List<RateLimitCheck> checks(RateLimitSpec[] specs, io.vertx.ext.web.RoutingContext rc, String path,

@@ -25,7 +25,7 @@ public final class PathPattern {
         return null;
     }
 
-    /** Whether {@code path} (normalized, without query) matches {@code pattern}. */
+    /** Whether {@code path} (the {@link RoutedPath} of a request) matches {@code pattern}. */
     public static boolean matches(String pattern, String path) {
         if (pattern.endsWith("/*")) {
             String prefix = pattern.substring(0, pattern.length() - 2);

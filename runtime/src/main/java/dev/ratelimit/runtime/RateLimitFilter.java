@@ -15,6 +15,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
+import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
@@ -127,12 +128,14 @@ public class RateLimitFilter {
     }
 
     @ServerRequestFilter(priority = Priorities.AUTHORIZATION + 100, nonBlocking = true)
-    public Uni<Response> decide(SimpleResourceInfo info, RoutingContext rc) {
+    public Uni<Response> decide(SimpleResourceInfo info, ServerRequestContext request, RoutingContext rc) {
         Target target = target(info);
         if (target.specs.length == 0 && !http.hasPathPolicies()) {
             return PROCEED;
         }
-        List<RateLimitCheck> checks = http.checks(target.specs, rc, rc.normalizedPath(), rc.request().method().name());
+        // path policies see the path routing matched, not the spelling on the request line
+        String path = http.hasPathPolicies() ? RoutedPath.of(request) : null;
+        List<RateLimitCheck> checks = http.checks(target.specs, rc, path, rc.request().method().name());
         if (checks == null) {
             RateLimitDecision denied = http.missingKeyDecision(target.specs);
             rc.put(HttpLimits.DECISION, denied);

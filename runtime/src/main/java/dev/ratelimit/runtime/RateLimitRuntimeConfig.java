@@ -254,7 +254,9 @@ public interface RateLimitRuntimeConfig {
 
         /**
          * Paths this policy applies to without any annotation, in the syntax of Quarkus HTTP
-         * permission paths: an exact path or a prefix ending in `/*`.
+         * permission paths: an exact path or a prefix ending in `/*`. They are matched against the
+         * full path Quarkus REST routed the request on (decoded, matrix parameters removed), so every
+         * spelling of a path that reaches a resource method counts.
          */
         Optional<List<String>> paths();
 
