@@ -39,22 +39,27 @@ final class RawHttp {
     }
 
     /**
-     * GET with this request target on the request line exactly as written: a path no HTTP client
-     * would send unchanged ({@code /a/../b}, {@code //a}, {@code /a;x=1}), or the absolute form.
+     * GET with this request target on the request line exactly as written (a path no HTTP client would send
+     * unchanged: {@code /a/../b}, {@code //a}, {@code /a;x=1}, or the absolute form) and these header lines, in this
+     * order ({@code name, value, name, value...}): a name given twice is sent as two lines.
      */
-    static Reply get(InetAddress from, String target) {
-        return send(from, target, new byte[0]);
+    static Reply get(InetAddress from, String path, String... namesAndValues) {
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            lines.append(namesAndValues[i]).append(": ").append(namesAndValues[i + 1]).append("\r\n");
+        }
+        return send(from, path, lines.toString().getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    private static Reply send(InetAddress from, String target, byte[] extraHeaders) {
+    private static Reply send(InetAddress from, String path, byte[] headerLines) {
         try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(from, 0));
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), RestAssured.port), 3000);
             socket.setSoTimeout(5000);
             ByteArrayOutputStream request = new ByteArrayOutputStream();
-            request.writeBytes(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n")
+            request.writeBytes(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
-            request.writeBytes(extraHeaders);
+            request.writeBytes(headerLines);
             request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
             OutputStream out = socket.getOutputStream();
             out.write(request.toByteArray());

@@ -38,6 +38,18 @@ final class TestClient {
         }
     }
 
+    /**
+     * A client at a fixed loopback address, for tests that need a particular peer (a trusted proxy
+     * that writes forwarding headers itself). Its budgets are shared with every other use of that address.
+     */
+    static TestClient at(String loopbackAddress) {
+        try {
+            return new TestClient(InetAddress.getByName(loopbackAddress));
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A request from this client. */
     RequestSpecification given() {
         return RestAssured.given().config(config);
