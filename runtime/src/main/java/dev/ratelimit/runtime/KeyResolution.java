@@ -1,7 +1,7 @@
 package dev.ratelimit.runtime;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,12 +12,14 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.inject.Singleton;
 
+import org.eclipse.microprofile.config.ConfigProvider;
+
 import dev.ratelimit.KeyResolver;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.quarkus.vertx.http.runtime.VertxHttpConfig;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.smallrye.common.annotation.Identifier;
-import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -36,12 +38,17 @@ public class KeyResolution {
     static final String GLOBAL = "global";
 
     private final int ipv6PrefixLength;
+    private final ClientAddress clientAddress;
     private final boolean denyMissingHeader;
     private final Instance<KeyResolver> resolvers;
     private final Map<String, KeyResolver> resolverCache = new ConcurrentHashMap<>();
 
-    KeyResolution(RateLimitRuntimeConfig config, @Any Instance<KeyResolver> resolvers) {
+    KeyResolution(RateLimitRuntimeConfig config, VertxHttpConfig httpConfig, @Any Instance<KeyResolver> resolvers) {
         this.ipv6PrefixLength = Math.max(0, Math.min(128, config.http().ipv6PrefixLength()));
+        // the entries as written: Quarkus's parsed form of them cannot be read from outside its package
+        List<String> trustedProxies = ConfigProvider.getConfig()
+                .getOptionalValues("quarkus.http.proxy.trusted-proxies", String.class).orElse(List.of());
+        this.clientAddress = ClientAddress.from(httpConfig.proxy(), trustedProxies);
         String missing = config.http().missingHeader();
         if (!"ip".equals(missing) && !"deny".equals(missing)) {
             throw new ConfigurationException("quarkus.ratelimit.http.missing-header is '" + missing
@@ -136,40 +143,33 @@ public class KeyResolution {
         return r;
     }
 
-    /** The client address as Quarkus resolved it (forwarded headers count only from trusted proxies). */
+    /**
+     * The client's address: the peer, or behind trusted proxies what the nearest of them saw (see
+     * {@link ClientAddress}); IPv6 addresses grouped by their prefix.
+     */
     String ip(RoutingContext rc) {
         if (rc == null) {
             return GLOBAL;
         }
-        SocketAddress remote = rc.request().remoteAddress();
-        if (remote == null || remote.hostAddress() == null) {
+        InetAddress address = clientAddress.of(rc.request());
+        if (address == null) {
             return "ip=unknown";
         }
-        String host = remote.hostAddress();
-        return host.indexOf(':') >= 0 ? "ip6=" + ipv6Prefix(host) : "ip=" + host;
+        return address instanceof Inet4Address ? "ip=" + address.getHostAddress() : "ip6=" + ipv6Prefix(address.getAddress());
     }
 
-    private String ipv6Prefix(String literal) {
-        try {
-            byte[] a = InetAddress.getByName(literal).getAddress();
-            if (a.length == 4) {
-                return "ip=" + InetAddress.getByAddress(a).getHostAddress();
+    private String ipv6Prefix(byte[] a) {
+        StringBuilder sb = new StringBuilder(34);
+        int nibbles = (ipv6PrefixLength + 3) / 4;
+        for (int i = 0; i < nibbles; i++) {
+            int b = a[i / 2] & 0xff;
+            int nibble = (i % 2 == 0) ? b >> 4 : b & 0xf;
+            int bitsLeft = ipv6PrefixLength - i * 4;
+            if (bitsLeft < 4) {
+                nibble &= (0xf << (4 - bitsLeft)) & 0xf;
             }
-            StringBuilder sb = new StringBuilder(34);
-            int nibbles = (ipv6PrefixLength + 3) / 4;
-            for (int i = 0; i < nibbles; i++) {
-                int b = a[i / 2] & 0xff;
-                int nibble = (i % 2 == 0) ? b >> 4 : b & 0xf;
-                int bitsLeft = ipv6PrefixLength - i * 4;
-                if (bitsLeft < 4) {
-                    nibble &= (0xf << (4 - bitsLeft)) & 0xf;
-                }
-                sb.append(Character.forDigit(nibble, 16));
-            }
-            return sb.append('/').append(ipv6PrefixLength).toString();
-        } catch (UnknownHostException e) {
-            // a literal that does not parse: keep it whole (the key builder hashes it)
-            return literal;
+            sb.append(Character.forDigit(nibble, 16));
         }
+        return sb.append('/').append(ipv6PrefixLength).toString();
     }
 }
