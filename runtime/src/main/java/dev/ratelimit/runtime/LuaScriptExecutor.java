@@ -1,35 +1,17 @@
 package dev.ratelimit.runtime;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.NoSuchElementException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.operators.AbstractUni;
-import io.smallrye.mutiny.subscription.UniSubscriber;
-import io.smallrye.mutiny.subscription.UniSubscription;
-import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
-import io.vertx.core.Handler;
-import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
-import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
-import io.vertx.redis.client.ResponseType;
-import io.vertx.redis.client.impl.PooledRedisConnection;
 
 /**
  * Runs a recorded script on the Quarkus Redis client, without blocking: {@code EVALSHA} first, and
@@ -63,7 +45,7 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  * same turn (the replies of one read from Redis release many callers, and each makes its next call)
  * and they go as one run of the batch script, up to {@code maxBatch} calls per run (the next calls of
  * callers answered together go in two runs, so that Redis works on one while the other is made; see
- * {@code Channel.submit}): Redis parses one
+ * {@code ScriptChannel.submit}): Redis parses one
  * command, runs one script, and writes one reply for all of them. This is what keeps Redis, whose
  * one thread is the bound under load, from spending most of its time on per-command work. And the
  * replies to several runs that arrive together are handled one event-loop task each, so that the run
@@ -73,7 +55,7 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
  */
 public class LuaScriptExecutor {
 
-    private static final Logger LOG = Logger.getLogger(LuaScriptExecutor.class);
+    static final Logger LOG = Logger.getLogger(LuaScriptExecutor.class);
 
     /**
      * Connections an executor holds unless told otherwise. A pipelined connection carries far more
@@ -88,14 +70,14 @@ public class LuaScriptExecutor {
 
     private static final String[] NONE = new String[0];
 
-    private final io.vertx.mutiny.redis.client.Redis redis;
-    private final Redis client;
+    final io.vertx.mutiny.redis.client.Redis redis;
+    final Redis client;
     /** Most calls in one run of a batch script; 1 turns batching off. */
-    private final int maxBatch;
-    private final Channel[] channels;
+    final int maxBatch;
+    private final ScriptChannel[] channels;
     private int created;
     /** Event-loop threads keep the channel they were given. */
-    private final ThreadLocal<Channel> affinity = new ThreadLocal<>();
+    private final ThreadLocal<ScriptChannel> affinity = new ThreadLocal<>();
 
     /** An executor that sends every call alone. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
@@ -114,7 +96,7 @@ public class LuaScriptExecutor {
         this.redis = redis;
         this.client = redis.getDelegate();
         this.maxBatch = maxBatch;
-        this.channels = new Channel[connections];
+        this.channels = new ScriptChannel[connections];
     }
 
     /** Runs {@code script} with these keys and arguments. */
@@ -221,15 +203,15 @@ public class LuaScriptExecutor {
     }
 
     /** The channel for the calling thread. */
-    private Channel channel() {
-        Channel ch = affinity.get();
+    ScriptChannel channel() {
+        ScriptChannel ch = affinity.get();
         if (ch != null) {
             return ch;
         }
         boolean eventLoop = Context.isOnEventLoopThread();
         synchronized (channels) {
             if (created < channels.length && (eventLoop || created == 0)) {
-                ch = new Channel(this, created);
+                ch = new ScriptChannel(this, created);
                 channels[created++] = ch;
             } else {
                 // past the limit, or a worker thread: share, spread by thread
@@ -242,553 +224,4 @@ public class LuaScriptExecutor {
         return ch;
     }
 
-    /**
-     * One dedicated connection, connected on first use and replaced when lost. Calls sent while it
-     * connects wait for it.
-     */
-    static final class Channel {
-        private final LuaScriptExecutor owner;
-        private final int index;
-        private volatile RedisConnection connection;
-        /** Guarded by {@code this}. */
-        private Future<RedisConnection> connecting;
-        /** Sends (a lone call or a run) not answered yet. */
-        private final AtomicInteger pending = new AtomicInteger();
-        /** Calls sent whose callers have not all been given their answer yet (a run counts its calls). */
-        private final AtomicInteger calls = new AtomicInteger();
-        /** The last sign of life: a reply, or the first call sent to an idle channel. */
-        private volatile long progressNanos = System.nanoTime();
-        /** Calls waiting for the end of their event-loop turn, to go as one batch. */
-        private final ConcurrentLinkedQueue<Pending<?>> gathered = new ConcurrentLinkedQueue<>();
-        private final AtomicInteger gatheredCount = new AtomicInteger();
-        private final AtomicBoolean flushScheduled = new AtomicBoolean();
-        /**
-         * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
-         * handled on the event loop of the call that was sent (normally the connection's own); when
-         * event loops share a channel, a race between them only decides whether a reply is put off.
-         */
-        private boolean runReplied;
-        /**
-         * Set while the callers of a reply are answered (on the same threads as {@link #runReplied}; a
-         * race only moves where a run is cut).
-         */
-        private boolean answering;
-
-        Channel(LuaScriptExecutor owner, int index) {
-            this.owner = owner;
-            this.index = index;
-        }
-
-        void send(Request request, Handler<AsyncResult<Response>> handler) {
-            if (pending.getAndIncrement() == 0) {
-                progressNanos = System.nanoTime(); // idle until now: waiting starts here
-            }
-            RedisConnection c = connection;
-            if (c != null) {
-                c.send(request).onComplete(handler);
-                return;
-            }
-            connect().onComplete(ar -> {
-                if (ar.succeeded()) {
-                    ar.result().send(request).onComplete(handler);
-                } else {
-                    handler.handle(Future.failedFuture(ar.cause()));
-                }
-            });
-        }
-
-        /**
-         * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
-         * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
-         * is full. A call made by a caller being answered (the next call of a busy client) is gathered
-         * even when nothing is in flight, and ends the run once it holds half as many calls as are in
-         * flight: else the callers answered by one reply would all make their next calls into one run,
-         * and Redis and this thread would take turns, each idle while the other works. Cut that way,
-         * about two runs are in flight, and Redis works on one while this thread answers the callers
-         * of the other.
-         */
-        void submit(Pending<?> p) {
-            if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {
-                sendAlone(p);
-                return;
-            }
-            Context context = Vertx.currentContext();
-            if (context == null || !Context.isOnEventLoopThread()) {
-                sendAlone(p);
-                return;
-            }
-            gathered.add(p);
-            int n = gatheredCount.incrementAndGet();
-            if (n >= owner.maxBatch || answering && 2 * n >= calls.get()) {
-                sendRun();
-            } else if (flushScheduled.compareAndSet(false, true)) {
-                context.runOnContext(v -> flush());
-            }
-        }
-
-        private void sendAlone(Pending<?> p) {
-            calls.incrementAndGet();
-            ScriptCall<?> call = p.call;
-            send(request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
-        }
-
-        /** At the end of a turn: sends what was gathered. */
-        private void flush() {
-            flushScheduled.set(false); // a call gathered from now on schedules another flush
-            while (gatheredCount.get() > 0 && sendRun() > 0) {
-                // runs of at most maxBatch calls
-            }
-        }
-
-        /** Sends up to {@code maxBatch} gathered calls, a lone one as itself; returns how many it took. */
-        private int sendRun() {
-            int max = owner.maxBatch;
-            List<Pending<?>> run = new ArrayList<>(max);
-            int taken = 0;
-            Pending<?> p;
-            while (taken < max && (p = gathered.poll()) != null) {
-                gatheredCount.decrementAndGet();
-                taken++;
-                if (p.done == 0) { // else its caller gave up while it waited
-                    run.add(p);
-                }
-            }
-            if (run.size() == 1) {
-                sendAlone(run.get(0));
-            } else if (!run.isEmpty()) {
-                sendBatch(run);
-            }
-            return taken;
-        }
-
-        private void sendBatch(List<Pending<?>> run) {
-            Batch b = new Batch(this, run.toArray(new Pending<?>[0]));
-            Request request;
-            try {
-                request = b.request(Command.EVALSHA);
-            } catch (RuntimeException e) {
-                // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
-                b.failAll(e);
-                return;
-            }
-            calls.addAndGet(run.size());
-            send(request, b);
-        }
-
-        /**
-         * Whether to put off handling a run's reply to an event-loop task of its own, as is done for
-         * every reply to a run but the first of a read from Redis. What is written to a connection while
-         * one of its reads is handled, Vert.x flushes only once the whole read is handled: with all
-         * replies of a read handled at once, the runs their callers make would reach Redis together,
-         * after the last one, and Redis would wait idle until then, as this thread would while Redis
-         * works on them. One task each, the run made by the first reply's callers goes at the end of the
-         * read and each later one as soon as it is made: Redis works on one while this thread makes the
-         * next.
-         */
-        boolean putOff(Batch batch, AsyncResult<Response> ar) {
-            Context context = Vertx.currentContext();
-            if (context == null || !Context.isOnEventLoopThread()) {
-                return false;
-            }
-            if (!runReplied) {
-                runReplied = true;
-                context.runOnContext(v -> runReplied = false); // runs once the read is handled
-                return false;
-            }
-            context.runOnContext(v -> batch.replied(ar));
-            return true;
-        }
-
-        /** Every send gets exactly one call of its handler: a reply, an error, or the connection's loss. */
-        void answered(boolean replied) {
-            pending.decrementAndGet();
-            if (replied) {
-                progressNanos = System.nanoTime();
-            }
-        }
-
-        /** A call failed or gave up waiting: drop the connection if it is lost or hung. */
-        void check(Throwable failure) {
-            RedisConnection c = connection;
-            if (c == null) {
-                return;
-            }
-            if (failure != null && isConnectionLost(failure)) {
-                retire(c, failure.toString(), false);
-            } else if (pending.get() > 0 && System.nanoTime() - progressNanos > STALL_NANOS) {
-                retire(c, "no reply for " + TimeUnit.NANOSECONDS.toMillis(STALL_NANOS) + " ms while calls waited", true);
-            }
-        }
-
-        private synchronized Future<RedisConnection> connect() {
-            RedisConnection c = connection;
-            if (c != null) {
-                return Future.succeededFuture(c);
-            }
-            if (connecting != null) {
-                return connecting;
-            }
-            // assigned before its handler is attached: a connection the pool hands out at once completes the
-            // future here, on this thread, and the handler must find it to clear it (cleared before it was
-            // assigned, a completed attempt stayed for good and every reconnection got the dead connection)
-            Future<RedisConnection> attempt = owner.client.connect();
-            connecting = attempt;
-            attempt.onComplete(ar -> {
-                synchronized (this) {
-                    if (connecting == attempt) {
-                        connecting = null;
-                    }
-                    if (ar.succeeded()) {
-                        RedisConnection conn = ar.result();
-                        conn.exceptionHandler(t -> retire(conn, t.toString(), false));
-                        conn.endHandler(v -> retire(conn, "closed", false));
-                        progressNanos = System.nanoTime();
-                        connection = conn;
-                        LOG.debugf("Rate-limit Redis connection %d opened", index);
-                    } else {
-                        LOG.debugf("Rate-limit Redis connection %d could not open: %s", index, ar.cause());
-                    }
-                }
-            });
-            return attempt;
-        }
-
-        private void retire(RedisConnection c, String why, boolean hung) {
-            synchronized (this) {
-                if (connection != c) {
-                    return; // already replaced
-                }
-                connection = null;
-            }
-            LOG.debugf("Rate-limit Redis connection %d dropped (%s); the next call opens another", index, why);
-            if (hung && c instanceof PooledRedisConnection) {
-                // back in the pool a hung connection would hang its next user: close the socket, which
-                // fails the calls still waiting on it and evicts it (the public API cannot do this)
-                ((PooledRedisConnection) c).actual().forceClose();
-            } else {
-                c.close(); // back to the pool, which evicts it if broken
-            }
-        }
-    }
-
-    /**
-     * One script call as a {@code Uni}: sends on subscription, answers once. Written against
-     * Mutiny's operator API rather than {@code Uni.createFrom().emitter(...)}: a decision is on every
-     * request's path, and this is one object per call where the generic route takes several.
-     */
-    private static final class ScriptCall<T> extends AbstractUni<T> {
-        private final LuaScriptExecutor executor;
-        private final LuaScript script;
-        /** The batch script, or null: always sent alone. */
-        private final LuaScript batch;
-        private final BatchFormat format;
-        private final Object tag;
-        private final String[] keys;
-        private final String[] args;
-        private final Function<Response, T> convert;
-
-        ScriptCall(LuaScriptExecutor executor, LuaScript script, LuaScript batch, BatchFormat format, Object tag,
-                String[] keys, String[] args, Function<Response, T> convert) {
-            this.executor = executor;
-            this.script = script;
-            this.batch = batch;
-            this.format = format;
-            this.tag = tag;
-            this.keys = keys;
-            this.args = args;
-            this.convert = convert;
-        }
-
-        @Override
-        public void subscribe(UniSubscriber<? super T> subscriber) {
-            Channel ch = executor.channel();
-            Pending<T> p = new Pending<>(ch, this, subscriber);
-            subscriber.onSubscribe(p);
-            if (p.done != 0) {
-                return; // cancelled at once: nothing to send
-            }
-            if (batch != null) {
-                ch.submit(p);
-            } else {
-                ch.sendAlone(p);
-            }
-        }
-    }
-
-    /** A call in flight: the reply handler, and the subscription its subscriber may cancel. */
-    private static final class Pending<T> implements Handler<AsyncResult<Response>>, UniSubscription {
-        @SuppressWarnings("rawtypes")
-        private static final AtomicIntegerFieldUpdater<Pending> DONE = AtomicIntegerFieldUpdater.newUpdater(Pending.class,
-                "done");
-
-        private final Channel channel;
-        private final ScriptCall<T> call;
-        private final UniSubscriber<? super T> subscriber;
-        private volatile int done;
-        private boolean evalSent;
-
-        Pending(Channel channel, ScriptCall<T> call, UniSubscriber<? super T> subscriber) {
-            this.channel = channel;
-            this.call = call;
-            this.subscriber = subscriber;
-        }
-
-        @Override
-        public void handle(AsyncResult<Response> ar) {
-            channel.answered(ar.succeeded() || !isConnectionLost(ar.cause()));
-            if (ar.succeeded()) {
-                channel.answering = true;
-                try {
-                    succeed(ar.result());
-                } finally {
-                    channel.answering = false;
-                    channel.calls.decrementAndGet(); // its caller has its answer (and may have made its next call)
-                }
-                return;
-            }
-            Throwable failure = ar.cause();
-            if (!evalSent && isNoScript(failure)) {
-                evalSent = true;
-                LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", call.script.name(), call.script.sha());
-                channel.send(LuaScriptExecutor.request(Command.EVAL, call.script.body(), call.keys, call.args), this);
-                return;
-            }
-            channel.check(failure);
-            try {
-                fail(failure);
-            } finally {
-                channel.calls.decrementAndGet();
-            }
-        }
-
-        void succeed(Response reply) {
-            if (DONE.compareAndSet(this, 0, 1)) {
-                T item;
-                try {
-                    item = call.convert.apply(reply);
-                } catch (RuntimeException e) {
-                    subscriber.onFailure(e);
-                    return;
-                }
-                subscriber.onItem(item);
-            }
-        }
-
-        void fail(Throwable failure) {
-            if (DONE.compareAndSet(this, 0, 1)) {
-                subscriber.onFailure(failure);
-            }
-        }
-
-        @Override
-        public void cancel() {
-            // the caller gave up (its timeout): the reply, if it ever comes, is dropped
-            if (DONE.compareAndSet(this, 0, 1)) {
-                channel.check(null);
-            }
-        }
-    }
-
-    /** Calls sent as one run of their batch script, and the handler of its reply. */
-    private static final class Batch implements Handler<AsyncResult<Response>> {
-        private final Channel channel;
-        private final Pending<?>[] calls;
-        private final Object[] tags;
-        /** Chosen by the format when the run is first laid out. */
-        private LuaScript script;
-        private boolean evalSent;
-
-        Batch(Channel channel, Pending<?>[] calls) {
-            this.channel = channel;
-            this.calls = calls;
-            this.tags = new Object[calls.length];
-            for (int i = 0; i < calls.length; i++) {
-                tags[i] = calls[i].call.tag;
-            }
-        }
-
-        /** The run as a command: {@code EVALSHA} with the script's SHA, or {@code EVAL} with its body. */
-        Request request(Command command) {
-            if (script == null) {
-                ScriptCall<?> first = calls[0].call;
-                script = first.format.script(first.batch, tags);
-            }
-            String scriptOrSha = command == Command.EVAL ? script.body() : script.sha();
-            int keyCount = 0;
-            for (Pending<?> p : calls) {
-                keyCount += p.call.keys.length;
-            }
-            Request r = Request.cmd(command).arg(scriptOrSha).arg(keyCount);
-            for (Pending<?> p : calls) {
-                for (String k : p.call.keys) {
-                    r.arg(k);
-                }
-            }
-            int[] keyCounts = new int[calls.length];
-            String[][] args = new String[calls.length][];
-            for (int i = 0; i < calls.length; i++) {
-                ScriptCall<?> c = calls[i].call;
-                keyCounts[i] = c.keys.length;
-                args[i] = c.args;
-            }
-            calls[0].call.format.write(r, keyCounts, args, tags);
-            return r;
-        }
-
-        @Override
-        public void handle(AsyncResult<Response> ar) {
-            channel.answered(ar.succeeded() || !isConnectionLost(ar.cause()));
-            if (!channel.putOff(this, ar)) {
-                replied(ar);
-            }
-        }
-
-        private void replied(AsyncResult<Response> ar) {
-            if (ar.succeeded()) {
-                Response replies = ar.result();
-                BatchFormat format = calls[0].call.format;
-                channel.answering = true;
-                try {
-                    int at = 0;
-                    for (int i = 0; i < calls.length; i++) {
-                        ScriptCall<?> c = calls[i].call;
-                        int width = 0;
-                        try {
-                            width = format.replyWidth(c.keys.length, c.tag);
-                            if (width < 1 || at + width > replies.size()) {
-                                calls[i].fail(new IllegalStateException("Script " + script.name() + " replied "
-                                        + replies.size() + " values for a run of " + calls.length
-                                        + " calls; this call's share starts at " + at + " and takes " + width));
-                            } else {
-                                Response first = replies.get(at);
-                                if (first != null && first.type() == ResponseType.ERROR) {
-                                    // this call failed in Redis, alone: as it would outside a batch
-                                    calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
-                                } else {
-                                    calls[i].succeed(new ReplySlice(replies, at, width));
-                                }
-                            }
-                        } catch (RuntimeException e) {
-                            // a reply that cannot be read, or a subscriber that throws, must not keep the other
-                            // callers of the run waiting; the call fails unless it already had its answer
-                            LOG.errorf(e, "A rate-limit caller failed handling its decision");
-                            try {
-                                calls[i].fail(e);
-                            } catch (RuntimeException again) {
-                                LOG.errorf(again, "A rate-limit caller failed handling a failed decision");
-                            }
-                        }
-                        at += Math.max(width, 0);
-                    }
-                } finally {
-                    channel.answering = false;
-                    channel.calls.addAndGet(-calls.length); // counted until its callers have their answers
-                }
-                return;
-            }
-            Throwable failure = ar.cause();
-            if (!evalSent && isNoScript(failure)) {
-                evalSent = true;
-                LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", script.name(), script.sha());
-                Request eval;
-                try {
-                    eval = request(Command.EVAL);
-                } catch (RuntimeException e) {
-                    failure = e; // laid out once already, but a format may still fail: fail the run now
-                    eval = null;
-                }
-                if (eval != null) {
-                    channel.send(eval, this);
-                    return;
-                }
-            } else {
-                channel.check(failure);
-            }
-            try {
-                failAll(failure);
-            } finally {
-                channel.calls.addAndGet(-calls.length);
-            }
-        }
-
-        void failAll(Throwable failure) {
-            for (Pending<?> p : calls) {
-                try {
-                    p.fail(failure);
-                } catch (RuntimeException e) {
-                    LOG.errorf(e, "A rate-limit caller failed handling a failed decision");
-                }
-            }
-        }
-    }
-
-    /** One call's elements of a run's flat reply, as the array its script alone would have replied. */
-    private static final class ReplySlice implements Response {
-        private final Response run;
-        private final int from;
-        private final int size;
-
-        ReplySlice(Response run, int from, int size) {
-            this.run = run;
-            this.from = from;
-            this.size = size;
-        }
-
-        @Override
-        public ResponseType type() {
-            return ResponseType.MULTI;
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public boolean isArray() {
-            return true;
-        }
-
-        @Override
-        public boolean isMap() {
-            return false;
-        }
-
-        @Override
-        public Response get(int index) {
-            if (index < 0 || index >= size) {
-                throw new IndexOutOfBoundsException("index " + index + " of a reply of " + size);
-            }
-            return run.get(from + index);
-        }
-
-        @Override
-        public Iterator<Response> iterator() {
-            return new Iterator<>() {
-                private int next;
-
-                @Override
-                public boolean hasNext() {
-                    return next < size;
-                }
-
-                @Override
-                public Response next() {
-                    if (next >= size) {
-                        throw new NoSuchElementException();
-                    }
-                    return run.get(from + next++);
-                }
-            };
-        }
-
-        @Override
-        public String toString() {
-            StringBuilder b = new StringBuilder("[");
-            for (int i = 0; i < size; i++) {
-                b.append(i == 0 ? "" : ", ").append(run.get(from + i));
-            }
-            return b.append(']').toString();
-        }
-    }
 }

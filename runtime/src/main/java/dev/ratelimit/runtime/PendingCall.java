@@ -1,0 +1,85 @@
+package dev.ratelimit.runtime;
+
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Handler;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Response;
+
+/** A call in flight: the reply handler, and the subscription its subscriber may cancel. */
+final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscription {
+    @SuppressWarnings("rawtypes")
+    static final AtomicIntegerFieldUpdater<PendingCall> DONE = AtomicIntegerFieldUpdater.newUpdater(PendingCall.class,
+            "done");
+
+    final ScriptChannel channel;
+    final ScriptCall<T> call;
+    final UniSubscriber<? super T> subscriber;
+    volatile int done;
+    boolean evalSent;
+
+    PendingCall(ScriptChannel channel, ScriptCall<T> call, UniSubscriber<? super T> subscriber) {
+        this.channel = channel;
+        this.call = call;
+        this.subscriber = subscriber;
+    }
+
+    @Override
+    public void handle(AsyncResult<Response> ar) {
+        channel.answered(ar.succeeded() || !LuaScriptExecutor.isConnectionLost(ar.cause()));
+        if (ar.succeeded()) {
+            channel.answering = true;
+            try {
+                succeed(ar.result());
+            } finally {
+                channel.answering = false;
+                channel.calls.decrementAndGet(); // its caller has its answer (and may have made its next call)
+            }
+            return;
+        }
+        Throwable failure = ar.cause();
+        if (!evalSent && LuaScriptExecutor.isNoScript(failure)) {
+            evalSent = true;
+            LuaScriptExecutor.LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", call.script.name(), call.script.sha());
+            channel.send(LuaScriptExecutor.request(Command.EVAL, call.script.body(), call.keys, call.args), this);
+            return;
+        }
+        channel.check(failure);
+        try {
+            fail(failure);
+        } finally {
+            channel.calls.decrementAndGet();
+        }
+    }
+
+    void succeed(Response reply) {
+        if (DONE.compareAndSet(this, 0, 1)) {
+            T item;
+            try {
+                item = call.convert.apply(reply);
+            } catch (RuntimeException e) {
+                subscriber.onFailure(e);
+                return;
+            }
+            subscriber.onItem(item);
+        }
+    }
+
+    void fail(Throwable failure) {
+        if (DONE.compareAndSet(this, 0, 1)) {
+            subscriber.onFailure(failure);
+        }
+    }
+
+    @Override
+    public void cancel() {
+        // the caller gave up (its timeout): the reply, if it ever comes, is dropped
+        if (DONE.compareAndSet(this, 0, 1)) {
+            channel.check(null);
+        }
+    }
+}

@@ -1,0 +1,249 @@
+package dev.ratelimit.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.PooledRedisConnection;
+
+/**
+ * One dedicated connection, connected on first use and replaced when lost. Calls sent while it
+ * connects wait for it.
+ */
+final class ScriptChannel {
+    final LuaScriptExecutor owner;
+    final int index;
+    volatile RedisConnection connection;
+    /** Guarded by {@code this}. */
+    Future<RedisConnection> connecting;
+    /** Sends (a lone call or a run) not answered yet. */
+    final AtomicInteger pending = new AtomicInteger();
+    /** Calls sent whose callers have not all been given their answer yet (a run counts its calls). */
+    final AtomicInteger calls = new AtomicInteger();
+    /** The last sign of life: a reply, or the first call sent to an idle channel. */
+    volatile long progressNanos = System.nanoTime();
+    /** Calls waiting for the end of their event-loop turn, to go as one batch. */
+    final ConcurrentLinkedQueue<PendingCall<?>> gathered = new ConcurrentLinkedQueue<>();
+    final AtomicInteger gatheredCount = new AtomicInteger();
+    final AtomicBoolean flushScheduled = new AtomicBoolean();
+    /**
+     * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
+     * handled on the event loop of the call that was sent (normally the connection's own); when
+     * event loops share a channel, a race between them only decides whether a reply is put off.
+     */
+    boolean runReplied;
+    /**
+     * Set while the callers of a reply are answered (on the same threads as {@link #runReplied}; a
+     * race only moves where a run is cut).
+     */
+    boolean answering;
+
+    ScriptChannel(LuaScriptExecutor owner, int index) {
+        this.owner = owner;
+        this.index = index;
+    }
+
+    void send(Request request, Handler<AsyncResult<Response>> handler) {
+        if (pending.getAndIncrement() == 0) {
+            progressNanos = System.nanoTime(); // idle until now: waiting starts here
+        }
+        RedisConnection c = connection;
+        if (c != null) {
+            c.send(request).onComplete(handler);
+            return;
+        }
+        connect().onComplete(ar -> {
+            if (ar.succeeded()) {
+                ar.result().send(request).onComplete(handler);
+            } else {
+                handler.handle(Future.failedFuture(ar.cause()));
+            }
+        });
+    }
+
+    /**
+     * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
+     * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
+     * is full. A call made by a caller being answered (the next call of a busy client) is gathered
+     * even when nothing is in flight, and ends the run once it holds half as many calls as are in
+     * flight: else the callers answered by one reply would all make their next calls into one run,
+     * and Redis and this thread would take turns, each idle while the other works. Cut that way,
+     * about two runs are in flight, and Redis works on one while this thread answers the callers
+     * of the other.
+     */
+    void submit(PendingCall<?> p) {
+        if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {
+            sendAlone(p);
+            return;
+        }
+        Context context = Vertx.currentContext();
+        if (context == null || !Context.isOnEventLoopThread()) {
+            sendAlone(p);
+            return;
+        }
+        gathered.add(p);
+        int n = gatheredCount.incrementAndGet();
+        if (n >= owner.maxBatch || answering && 2 * n >= calls.get()) {
+            sendRun();
+        } else if (flushScheduled.compareAndSet(false, true)) {
+            context.runOnContext(v -> flush());
+        }
+    }
+
+    void sendAlone(PendingCall<?> p) {
+        calls.incrementAndGet();
+        ScriptCall<?> call = p.call;
+        send(LuaScriptExecutor.request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
+    }
+
+    /** At the end of a turn: sends what was gathered. */
+    void flush() {
+        flushScheduled.set(false); // a call gathered from now on schedules another flush
+        while (gatheredCount.get() > 0 && sendRun() > 0) {
+            // runs of at most maxBatch calls
+        }
+    }
+
+    /** Sends up to {@code maxBatch} gathered calls, a lone one as itself; returns how many it took. */
+    int sendRun() {
+        int max = owner.maxBatch;
+        List<PendingCall<?>> run = new ArrayList<>(max);
+        int taken = 0;
+        PendingCall<?> p;
+        while (taken < max && (p = gathered.poll()) != null) {
+            gatheredCount.decrementAndGet();
+            taken++;
+            if (p.done == 0) { // else its caller gave up while it waited
+                run.add(p);
+            }
+        }
+        if (run.size() == 1) {
+            sendAlone(run.get(0));
+        } else if (!run.isEmpty()) {
+            sendBatch(run);
+        }
+        return taken;
+    }
+
+    void sendBatch(List<PendingCall<?>> run) {
+        BatchRun b = new BatchRun(this, run.toArray(new PendingCall<?>[0]));
+        Request request;
+        try {
+            request = b.request(Command.EVALSHA);
+        } catch (RuntimeException e) {
+            // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
+            b.failAll(e);
+            return;
+        }
+        calls.addAndGet(run.size());
+        send(request, b);
+    }
+
+    /**
+     * Whether to put off handling a run's reply to an event-loop task of its own, as is done for
+     * every reply to a run but the first of a read from Redis. What is written to a connection while
+     * one of its reads is handled, Vert.x flushes only once the whole read is handled: with all
+     * replies of a read handled at once, the runs their callers make would reach Redis together,
+     * after the last one, and Redis would wait idle until then, as this thread would while Redis
+     * works on them. One task each, the run made by the first reply's callers goes at the end of the
+     * read and each later one as soon as it is made: Redis works on one while this thread makes the
+     * next.
+     */
+    boolean putOff(BatchRun batch, AsyncResult<Response> ar) {
+        Context context = Vertx.currentContext();
+        if (context == null || !Context.isOnEventLoopThread()) {
+            return false;
+        }
+        if (!runReplied) {
+            runReplied = true;
+            context.runOnContext(v -> runReplied = false); // runs once the read is handled
+            return false;
+        }
+        context.runOnContext(v -> batch.replied(ar));
+        return true;
+    }
+
+    /** Every send gets exactly one call of its handler: a reply, an error, or the connection's loss. */
+    void answered(boolean replied) {
+        pending.decrementAndGet();
+        if (replied) {
+            progressNanos = System.nanoTime();
+        }
+    }
+
+    /** A call failed or gave up waiting: drop the connection if it is lost or hung. */
+    void check(Throwable failure) {
+        RedisConnection c = connection;
+        if (c == null) {
+            return;
+        }
+        if (failure != null && LuaScriptExecutor.isConnectionLost(failure)) {
+            retire(c, failure.toString(), false);
+        } else if (pending.get() > 0 && System.nanoTime() - progressNanos > LuaScriptExecutor.STALL_NANOS) {
+            retire(c, "no reply for " + TimeUnit.NANOSECONDS.toMillis(LuaScriptExecutor.STALL_NANOS) + " ms while calls waited", true);
+        }
+    }
+
+    synchronized Future<RedisConnection> connect() {
+        RedisConnection c = connection;
+        if (c != null) {
+            return Future.succeededFuture(c);
+        }
+        if (connecting != null) {
+            return connecting;
+        }
+        // assigned before its handler is attached: a connection the pool hands out at once completes the
+        // future here, on this thread, and the handler must find it to clear it (cleared before it was
+        // assigned, a completed attempt stayed for good and every reconnection got the dead connection)
+        Future<RedisConnection> attempt = owner.client.connect();
+        connecting = attempt;
+        attempt.onComplete(ar -> {
+            synchronized (this) {
+                if (connecting == attempt) {
+                    connecting = null;
+                }
+                if (ar.succeeded()) {
+                    RedisConnection conn = ar.result();
+                    conn.exceptionHandler(t -> retire(conn, t.toString(), false));
+                    conn.endHandler(v -> retire(conn, "closed", false));
+                    progressNanos = System.nanoTime();
+                    connection = conn;
+                    LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d opened", index);
+                } else {
+                    LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d could not open: %s", index, ar.cause());
+                }
+            }
+        });
+        return attempt;
+    }
+
+    void retire(RedisConnection c, String why, boolean hung) {
+        synchronized (this) {
+            if (connection != c) {
+                return; // already replaced
+            }
+            connection = null;
+        }
+        LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d dropped (%s); the next call opens another", index, why);
+        if (hung && c instanceof PooledRedisConnection) {
+            // back in the pool a hung connection would hang its next user: close the socket, which
+            // fails the calls still waiting on it and evicts it (the public API cannot do this)
+            ((PooledRedisConnection) c).actual().forceClose();
+        } else {
+            c.close(); // back to the pool, which evicts it if broken
+        }
+    }
+}
