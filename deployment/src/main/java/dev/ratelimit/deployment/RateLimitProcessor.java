@@ -44,7 +44,6 @@ import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.HotDeploymentWatchedFileBuildItem;
 import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
-import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.metrics.MetricsFactory;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 
@@ -136,9 +135,20 @@ class RateLimitProcessor {
         return UnremovableBeanBuildItem.beanTypes(RateLimiter.class, DefaultRateLimiter.class);
     }
 
+    /**
+     * Asks quarkus-redis-client for a named client; the default client needs no request, as the limiter injects it
+     * ({@code Instance<Redis>}) and an injected default client is created like any application's.
+     * <p>
+     * A request also runs quarkus-redis-client's data-source set-up, which creates the requested client a second time
+     * (Quarkus 3.34: {@code RedisDatasourceProcessor} and {@code RedisClientProcessor} both call
+     * {@code RedisClientRecorder.initialize}); with Micrometer the second pool's gauges collide with the first's and
+     * Micrometer logs a WARN at every start. A named client still needs the request: nothing else makes Quarkus
+     * create a client whose settings only exist at run time (and an application's own {@code @RedisClientName}
+     * makes quarkus-redis-client request the client the same way).
+     */
     @BuildStep
-    RequestedRedisClientBuildItem redisClient(RateLimitBuildTimeConfig config) {
-        return new RequestedRedisClientBuildItem(config.redis().clientName().orElse(RedisConfig.DEFAULT_CLIENT_NAME));
+    void redisClient(RateLimitBuildTimeConfig config, BuildProducer<RequestedRedisClientBuildItem> requests) {
+        config.redis().clientName().ifPresent(name -> requests.produce(new RequestedRedisClientBuildItem(name)));
     }
 
     /** Reads the extension's Lua sources from the runtime module (they are never read at run time). */

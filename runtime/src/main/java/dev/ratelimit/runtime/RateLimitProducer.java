@@ -28,11 +28,17 @@ public class RateLimitProducer {
 
     private static final Logger LOG = Logger.getLogger(RateLimitProducer.class);
 
+    /**
+     * The limiter. The default client has an injection point of its own, {@code defaultClient}: that is what makes
+     * quarkus-redis-client create it, as the extension does not request it (a request creates a client twice: see
+     * {@code RateLimitProcessor#redisClient}); and looked up among all clients ({@code @Any}) it was ambiguous as soon
+     * as the application had a named client too.
+     */
     @Produces
     @Singleton
     @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
-            @Any Instance<Redis> clients, Instance<RateLimitMetrics> metrics) {
+            Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics) {
         PolicyRegistry policies = PolicyRegistry.from(config);
         int maxKeys = config.local().maxKeys();
         if (maxKeys < 1) {
@@ -49,8 +55,8 @@ public class RateLimitProducer {
                     + "Set it to share limits between instances.", hostsProperty(clientName));
         } else {
             Redis redis = clientName.isPresent()
-                    ? clients.select(Redis.class, RedisClientName.Literal.of(clientName.get())).get()
-                    : clients.select(Redis.class).get();
+                    ? namedClients.select(RedisClientName.Literal.of(clientName.get())).get()
+                    : defaultClient.get();
             int maxBatch = config.redis().maxBatch();
             if (maxBatch < 1) {
                 throw new ConfigurationException("quarkus.ratelimit.redis.max-batch is " + maxBatch
