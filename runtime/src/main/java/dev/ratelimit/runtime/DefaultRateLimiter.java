@@ -1,12 +1,9 @@
 package dev.ratelimit.runtime;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-
-import org.jboss.logging.Logger;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
@@ -14,7 +11,6 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.RateLimitMetrics.Outcome;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
@@ -27,14 +23,11 @@ import io.smallrye.mutiny.subscription.UniSubscription;
  * <p>
  * In front of the backend: the {@link DenyCache} (a key Redis just denied is denied again without
  * a call) and the {@link CircuitBreaker} (no call while Redis is down). Around it: the per-call
- * timeout. When the call fails, times out or is not made, the failure mode of the request's
- * policies decides (the strictest when they differ). Every decision is counted in the
- * {@link RateLimitMetrics}.
+ * timeout. When the call fails, times out or is not made, the {@link FailureModes} decide. The
+ * same (policy, key) twice in one call is one charge ({@link MergedChecks}). Every decision is
+ * counted in the {@link RateLimitMetrics}.
  */
 public class DefaultRateLimiter implements RateLimiter {
-
-    private static final Logger LOG = Logger.getLogger(DefaultRateLimiter.class);
-    private static final Duration FAILED_CLOSED_RETRY = Duration.ofSeconds(1);
 
     private final PolicyRegistry policies;
     private final RateLimitBackend backend;
@@ -49,6 +42,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final DenyCache denyCache;
     private final RateLimitMetrics metrics;
     private final BackendErrors errors;
+    private final FailureModes failureModes;
 
     /** A limiter with the resilience settings of {@code config}. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -88,6 +82,7 @@ public class DefaultRateLimiter implements RateLimiter {
         }
         this.metrics = metrics;
         this.errors = new BackendErrors(backend.name(), metrics, System::nanoTime);
+        this.failureModes = new FailureModes(backend.name(), local, timeout);
         metrics.register(policies.all(), backend.name(), breaker);
     }
 
@@ -158,64 +153,11 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
-        int[] first = firstOfEachKey(keys);
-        if (first != null) {
-            return decideMerged(ps, keys, costs, first);
+        MergedChecks merged = MergedChecks.of(ps, keys, costs);
+        if (merged != null) {
+            return decideDistinct(merged.policies, merged.keys, merged.costs).map(merged::expand);
         }
         return decideDistinct(ps, keys, costs);
-    }
-
-    /**
-     * For checks naming the same (policy, key) more than once, the index of each key's first check;
-     * null when every key is distinct (the common case, found without allocating).
-     */
-    static int[] firstOfEachKey(String[] keys) {
-        int n = keys.length;
-        int[] first = null;
-        for (int i = 1; i < n; i++) {
-            for (int j = 0; j < i; j++) {
-                if (keys[i].equals(keys[j])) {
-                    if (first == null) {
-                        first = new int[n];
-                        for (int k = 0; k < n; k++) {
-                            first[k] = k;
-                        }
-                    }
-                    first[i] = first[j];
-                    break;
-                }
-            }
-        }
-        return first;
-    }
-
-    /**
-     * The same (policy, key) twice in one call (a repeated annotation whose keys resolve alike, say
-     * ip and principal for an anonymous caller) is one charge of the summed costs: decided once, and
-     * each of its checks reports that decision.
-     */
-    private Uni<RateLimitDecision> decideMerged(Policy[] ps, String[] keys, long[] costs, int[] first) {
-        int n = keys.length;
-        int[] slot = new int[n];
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-            slot[i] = first[i] == i ? m++ : slot[first[i]];
-        }
-        Policy[] mps = new Policy[m];
-        String[] mkeys = new String[m];
-        long[] mcosts = new long[m];
-        for (int i = 0; i < n; i++) {
-            mps[slot[i]] = ps[i];
-            mkeys[slot[i]] = keys[i];
-            mcosts[slot[i]] += costs[i];
-        }
-        return decideDistinct(mps, mkeys, mcosts).map(d -> {
-            List<PolicyDecision> each = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                each.add(d.policies().get(slot[i]));
-            }
-            return new RateLimitDecision(d.allowed(), each, d.source());
-        });
     }
 
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
@@ -408,42 +350,9 @@ public class DefaultRateLimiter implements RateLimiter {
         }
     }
 
-    /** The failure mode's decision; {@code failure} is null when the breaker refused the call. */
+    /** The failure mode's decision, counted; {@code failure} is null when the breaker refused the call. */
     private RateLimitDecision failureDecision(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
-        FailureMode mode = strictest(ps);
-        if (LOG.isDebugEnabled()) {
-            LOG.debugf("Rate-limit backend %s %s, applying %s", backend.name(),
-                    failure == null ? "not called (circuit breaker open)"
-                            : "failed (" + (failure instanceof TimeoutException ? "timeout after " + timeout
-                                    : failure.toString()) + ")",
-                    mode);
-        }
-        RateLimitDecision d;
-        switch (mode) {
-            case FAIL_OPEN:
-                d = synthetic(ps, true, Source.FAILED_OPEN);
-                break;
-            case FAIL_CLOSED:
-                d = synthetic(ps, false, Source.FAILED_CLOSED);
-                break;
-            default:
-                d = decision(ps, local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false), Source.LOCAL);
-        }
-        return counted(ps, d);
-    }
-
-    /** With several policies the strictest failure mode wins: closed over local over open. */
-    private static FailureMode strictest(Policy[] ps) {
-        FailureMode m = FailureMode.FAIL_OPEN;
-        for (Policy p : ps) {
-            if (p.onFailure() == FailureMode.FAIL_CLOSED) {
-                return FailureMode.FAIL_CLOSED;
-            }
-            if (p.onFailure() == FailureMode.LOCAL) {
-                m = FailureMode.LOCAL;
-            }
-        }
-        return m;
+        return counted(ps, failureModes.decide(ps, keys, costs, failure));
     }
 
     /**
@@ -484,16 +393,6 @@ public class DefaultRateLimiter implements RateLimiter {
             metrics.decided(ps[i].name(), o);
         }
         return d;
-    }
-
-    private static RateLimitDecision synthetic(Policy[] ps, boolean allowed, Source source) {
-        List<PolicyDecision> list = new ArrayList<>(ps.length);
-        for (Policy p : ps) {
-            // without the backend nothing is known of the budget: report none left when denying
-            list.add(new PolicyDecision(p.name(), p.limit(), p.window(), allowed, allowed ? p.limit() : 0,
-                    allowed ? Duration.ZERO : FAILED_CLOSED_RETRY, Duration.ZERO, p.shadow()));
-        }
-        return new RateLimitDecision(allowed, list, source);
     }
 
     static RateLimitDecision decision(Policy[] ps, long[] r, Source source) {
