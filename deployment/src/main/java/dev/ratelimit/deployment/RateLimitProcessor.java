@@ -17,35 +17,35 @@ import org.jboss.jandex.AnnotationTransformation;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.HttpLimits;
 import dev.ratelimit.runtime.KeyResolution;
+import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.RateLimitFilter;
 import dev.ratelimit.runtime.RateLimitInterceptor;
-import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.MicrometerMetrics;
-import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
+import dev.ratelimit.runtime.metrics.MicrometerMetrics;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
-import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
+import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
 import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.Capability;
-import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
-import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
 import io.quarkus.deployment.annotations.Record;
+import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
+import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.HotDeploymentWatchedFileBuildItem;
 import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
-import io.quarkus.runtime.metrics.MetricsFactory;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
+import io.quarkus.runtime.metrics.MetricsFactory;
 
 /**
  * Build steps of the rate-limit extension.

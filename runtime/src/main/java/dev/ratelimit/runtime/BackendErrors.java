@@ -8,6 +8,8 @@ import java.util.function.LongSupplier;
 
 import org.jboss.logging.Logger;
 
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+
 /**
  * Makes error replies from the backend visible. A connection failure or a timeout is an outage, which the circuit
  * breaker reports; an error reply (a script error, {@code WRONGTYPE}, {@code OOM}, {@code READONLY}...) comes from a

@@ -7,10 +7,11 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.runtime.RateLimitMetrics.Outcome;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;

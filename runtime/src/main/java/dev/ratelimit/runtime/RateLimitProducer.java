@@ -13,6 +13,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;

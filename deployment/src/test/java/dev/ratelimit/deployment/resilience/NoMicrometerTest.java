@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.runtime.RateLimitMetrics;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import io.quarkus.arc.Arc;
 import io.quarkus.bootstrap.classloading.ClassLoaderEventListener;
 import io.quarkus.test.QuarkusUnitTest;
@@ -41,7 +41,7 @@ class NoMicrometerTest {
             .addClassLoaderEventListener(new ClassLoaderEventListener() {
                 @Override
                 public void loadClass(String className, String classLoaderName) {
-                    if (className.startsWith("io.micrometer.") || className.equals("dev.ratelimit.runtime.MicrometerMetrics")) {
+                    if (className.startsWith("io.micrometer.") || className.equals("dev.ratelimit.runtime.metrics.MicrometerMetrics")) {
                         loaded().add(className + " (" + classLoaderName + ")");
                     }
                 }

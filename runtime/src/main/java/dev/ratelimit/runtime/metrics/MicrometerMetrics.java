@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.metrics;
 
 import java.util.Collection;
 import java.util.HashMap;
@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Singleton;
 
+import dev.ratelimit.runtime.CircuitBreaker;
+import dev.ratelimit.runtime.Policy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,7 +17,7 @@ import io.micrometer.core.instrument.Timer;
 /**
  * The Micrometer meters of the extension: {@code ratelimit.decisions} (tags {@code policy},
  * {@code outcome}), {@code ratelimit.backend.latency} (tag {@code backend}) and
- * {@code ratelimit.circuit.state}.
+ * {@code ratelimit.circuit.state}, and {@code ratelimit.backend.errors} (tags {@code backend}, {@code kind}).
  * <p>
  * This is the only class that references Micrometer. It is registered as a bean by the build only
  * when the metrics capability says Micrometer is present: Micrometer is an optional dependency, and

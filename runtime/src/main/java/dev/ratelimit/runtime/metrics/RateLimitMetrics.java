@@ -1,6 +1,9 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.metrics;
 
 import java.util.Collection;
+
+import dev.ratelimit.runtime.CircuitBreaker;
+import dev.ratelimit.runtime.Policy;
 
 /**
  * Where the limiter reports what it does. Free of any metrics library, so the runtime works without
