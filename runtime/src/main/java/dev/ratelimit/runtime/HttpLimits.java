@@ -6,18 +6,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 
 import jakarta.inject.Singleton;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
-import io.vertx.core.http.HttpHeaders;
 
 /**
- * What the filter and the interceptor share: the checks of a request, and the HTTP rendering of a
- * decision (headers, 429 body).
+ * What the filter and the interceptor share: the checks of a request (its spec'd and path policies,
+ * their keys), start-up checks of what the build could not see, and the renderer of decisions
+ * ({@link RateLimitHeaders}).
  */
 @Singleton
 public class HttpLimits {
@@ -29,8 +28,7 @@ public class HttpLimits {
 
     private final DefaultRateLimiter limiter;
     private final KeyResolution keys;
-    private final boolean ietf;
-    private final boolean legacy;
+    private final RateLimitHeaders headers;
     private final List<Policy> pathPolicies = new ArrayList<>();
     /**
      * Per method the interceptor met: its key and specs, resolved once for the application (an
@@ -48,8 +46,7 @@ public class HttpLimits {
                         + f + "': use ietf, legacy, both (ietf,legacy) or none");
             }
         }
-        this.ietf = families.contains("ietf");
-        this.legacy = families.contains("legacy");
+        this.headers = new RateLimitHeaders(families.contains("ietf"), families.contains("legacy"));
         for (Policy p : limiter.policies().all()) {
             if (!p.paths().isEmpty()) {
                 pathPolicies.add(p);
@@ -95,6 +92,11 @@ public class HttpLimits {
     /** The key and specs of a method the interceptor met, resolved on its first call. */
     RateLimitInterceptor.Target interceptedMethod(Method method) {
         return interceptedMethods.computeIfAbsent(method, RateLimitInterceptor.Target::of);
+    }
+
+    /** How a decision is written on a response. */
+    public RateLimitHeaders headers() {
+        return headers;
     }
 
     /** The limiter. */
@@ -176,95 +178,5 @@ public class HttpLimits {
             }
         }
         return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
-    }
-
-    /** A response header's name, as a string and in the pre-hashed form Vert.x adds without hashing it again. */
-    public record HeaderName(String text, CharSequence optimized) {
-        static HeaderName of(String name) {
-            return new HeaderName(name, HttpHeaders.createOptimized(name));
-        }
-    }
-
-    static final HeaderName RATELIMIT_POLICY = HeaderName.of("RateLimit-Policy");
-    static final HeaderName RATELIMIT = HeaderName.of("RateLimit");
-    static final HeaderName X_LIMIT = HeaderName.of("X-RateLimit-Limit");
-    static final HeaderName X_REMAINING = HeaderName.of("X-RateLimit-Remaining");
-    static final HeaderName X_RESET = HeaderName.of("X-RateLimit-Reset");
-
-    /**
-     * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the
-     * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
-     */
-    public void headers(RateLimitDecision d, BiConsumer<HeaderName, String> out) {
-        if (ietf) {
-            StringBuilder policy = new StringBuilder();
-            StringBuilder state = new StringBuilder();
-            for (PolicyDecision p : d.policies()) {
-                if (policy.length() > 0) {
-                    policy.append(", ");
-                    state.append(", ");
-                }
-                String name = quoted(p.policy());
-                policy.append(name).append(";q=").append(p.limit()).append(";w=")
-                        .append(p.windowSeconds());
-                state.append(name).append(";r=").append(p.remaining()).append(";t=").append(p.resetSeconds());
-            }
-            out.accept(RATELIMIT_POLICY, policy.toString());
-            out.accept(RATELIMIT, state.toString());
-        }
-        if (legacy) {
-            PolicyDecision b = mostRestrictive(d);
-            out.accept(X_LIMIT, Long.toString(b.limit()));
-            out.accept(X_REMAINING, Long.toString(b.remaining()));
-            out.accept(X_RESET, Long.toString(d.allowed() ? b.resetSeconds() : d.retryAfterSeconds()));
-        }
-    }
-
-    private static PolicyDecision mostRestrictive(RateLimitDecision d) {
-        PolicyDecision best = null;
-        for (PolicyDecision p : d.policies()) {
-            if (best == null || p.remaining() < best.remaining()) {
-                best = p;
-            }
-        }
-        return best;
-    }
-
-    /** An RFC 8941 string: policy names may hold any character, so escape and drop what cannot be sent. */
-    static String quoted(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c >= 0x20 && c < 0x7f) {
-                sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
-
-    /** The small JSON problem-detail body of a denial (429, or 503 for a fail-closed outage). */
-    public static String problemBody(RateLimitDecision d, int status) {
-        boolean unavailable = status == 503;
-        return "{\"type\":\"about:blank\",\"title\":\"" + (unavailable ? "Service Unavailable" : "Too Many Requests")
-                + "\",\"status\":" + status + ",\"detail\":\""
-                + (unavailable ? "Rate limiting is unavailable" : "Rate limit exceeded") + "\","
-                + "\"policy\":" + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
-    }
-
-    private static String json(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
     }
 }

@@ -169,7 +169,7 @@ public class RateLimitFilter {
         // its own map there, hashing the name character by character on every response
         MultiMap out = rc.response().headers();
         MultivaluedMap<String, Object> own = response.getHeaders();
-        http.headers(d, (name, value) -> {
+        http.headers().write(d, (name, value) -> {
             if (!own.isEmpty()) {
                 own.remove(name.text()); // the limiter's value replaces one the resource set
             }
@@ -192,7 +192,7 @@ public class RateLimitFilter {
         return Response.status(status)
                 .header("Retry-After", d.retryAfterSeconds())
                 .type(PROBLEM_JSON)
-                .entity(HttpLimits.problemBody(d, status))
+                .entity(RateLimitHeaders.problemBody(d, status))
                 .build();
     }
 

@@ -1,0 +1,113 @@
+package dev.ratelimit.runtime;
+
+import java.util.function.BiConsumer;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitDecision;
+import io.vertx.core.http.HttpHeaders;
+
+/**
+ * A decision as HTTP: the rate-limit header families chosen by {@code quarkus.ratelimit.http.headers} (the IETF
+ * {@code RateLimit-Policy} and {@code RateLimit} fields, the legacy {@code X-RateLimit-*} three) and the
+ * problem-detail body of a denial.
+ */
+public final class RateLimitHeaders {
+
+    private final boolean ietf;
+    private final boolean legacy;
+
+    RateLimitHeaders(boolean ietf, boolean legacy) {
+        this.ietf = ietf;
+        this.legacy = legacy;
+    }
+
+    /** A response header's name, as a string and in the pre-hashed form Vert.x adds without hashing it again. */
+    public record HeaderName(String text, CharSequence optimized) {
+        static HeaderName of(String name) {
+            return new HeaderName(name, HttpHeaders.createOptimized(name));
+        }
+    }
+
+    static final HeaderName RATELIMIT_POLICY = HeaderName.of("RateLimit-Policy");
+    static final HeaderName RATELIMIT = HeaderName.of("RateLimit");
+    static final HeaderName X_LIMIT = HeaderName.of("X-RateLimit-Limit");
+    static final HeaderName X_REMAINING = HeaderName.of("X-RateLimit-Remaining");
+    static final HeaderName X_RESET = HeaderName.of("X-RateLimit-Reset");
+
+    /**
+     * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the
+     * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
+     */
+    public void write(RateLimitDecision d, BiConsumer<HeaderName, String> out) {
+        if (ietf) {
+            StringBuilder policy = new StringBuilder();
+            StringBuilder state = new StringBuilder();
+            for (PolicyDecision p : d.policies()) {
+                if (policy.length() > 0) {
+                    policy.append(", ");
+                    state.append(", ");
+                }
+                String name = quoted(p.policy());
+                policy.append(name).append(";q=").append(p.limit()).append(";w=")
+                        .append(p.windowSeconds());
+                state.append(name).append(";r=").append(p.remaining()).append(";t=").append(p.resetSeconds());
+            }
+            out.accept(RATELIMIT_POLICY, policy.toString());
+            out.accept(RATELIMIT, state.toString());
+        }
+        if (legacy) {
+            PolicyDecision b = mostRestrictive(d);
+            out.accept(X_LIMIT, Long.toString(b.limit()));
+            out.accept(X_REMAINING, Long.toString(b.remaining()));
+            out.accept(X_RESET, Long.toString(d.allowed() ? b.resetSeconds() : d.retryAfterSeconds()));
+        }
+    }
+
+    private static PolicyDecision mostRestrictive(RateLimitDecision d) {
+        PolicyDecision best = null;
+        for (PolicyDecision p : d.policies()) {
+            if (best == null || p.remaining() < best.remaining()) {
+                best = p;
+            }
+        }
+        return best;
+    }
+
+    /** An RFC 8941 string: policy names may hold any character, so escape and drop what cannot be sent. */
+    static String quoted(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c >= 0x20 && c < 0x7f) {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    /** The small JSON problem-detail body of a denial (429, or 503 for a fail-closed outage). */
+    public static String problemBody(RateLimitDecision d, int status) {
+        boolean unavailable = status == 503;
+        return "{\"type\":\"about:blank\",\"title\":\"" + (unavailable ? "Service Unavailable" : "Too Many Requests")
+                + "\",\"status\":" + status + ",\"detail\":\""
+                + (unavailable ? "Rate limiting is unavailable" : "Rate limit exceeded") + "\","
+                + "\"policy\":" + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
+    }
+
+    private static String json(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+}
