@@ -9,10 +9,10 @@ import java.util.Set;
 
 import org.eclipse.microprofile.config.Config;
 
-import dev.ratelimit.runtime.Algorithm;
-import dev.ratelimit.runtime.PathPattern;
-import dev.ratelimit.runtime.PolicyProperties;
-import dev.ratelimit.runtime.PolicyValidator;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.PathPattern;
+import dev.ratelimit.runtime.policy.PolicyProperties;
+import dev.ratelimit.runtime.policy.PolicyValidator;
 
 /**
  * The policies as the build sees them. Policy names must be known at build time (annotations are
@@ -72,7 +72,7 @@ final class BuildTimePolicies {
                 errors.add(new RateLimitValidationException.InvalidPolicyException(m + " [policy=" + name + "]"));
             }
             String key = key(name);
-            String keyProblem = dev.ratelimit.runtime.KeySource.validate(key);
+            String keyProblem = dev.ratelimit.runtime.policy.KeySource.validate(key);
             if (keyProblem != null) {
                 errors.add(new RateLimitValidationException.InvalidKeyException("Policy '" + name + "' has key '" + key
                         + "': " + keyProblem + "; fix " + PolicyValidator.property(name, "key") + " [policy=" + name + "]"));

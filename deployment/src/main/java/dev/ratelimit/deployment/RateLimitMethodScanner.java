@@ -18,7 +18,7 @@ import org.jboss.jandex.IndexView;
 import org.jboss.jandex.MethodInfo;
 import org.jboss.jandex.Type;
 
-import dev.ratelimit.runtime.RateLimitedMethods;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 
 /**
  * Finds every {@code @RateLimit} in the index and resolves it to methods: a method's own

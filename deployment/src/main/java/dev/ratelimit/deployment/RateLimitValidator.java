@@ -7,8 +7,8 @@ import java.util.OptionalInt;
 
 import org.jboss.jandex.MethodInfo;
 
-import dev.ratelimit.runtime.KeySource;
-import dev.ratelimit.runtime.PolicyValidator;
+import dev.ratelimit.runtime.policy.KeySource;
+import dev.ratelimit.runtime.policy.PolicyValidator;
 
 /**
  * The build-time rules for {@code @RateLimit} usages and policies. Each problem is one exception

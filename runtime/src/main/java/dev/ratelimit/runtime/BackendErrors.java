@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.policy.Policy;
 
 /**
  * Makes error replies from the backend visible. A connection failure or a timeout is an outage, which the circuit

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime;
 
+import dev.ratelimit.runtime.LuaScriptExecutor.BatchFormat;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
 import io.vertx.redis.client.Command;
@@ -7,8 +8,6 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
-
-import dev.ratelimit.runtime.LuaScriptExecutor.BatchFormat;
 
 /** Calls sent as one run of their batch script, and the handler of its reply. */
 final class BatchRun implements Handler<AsyncResult<Response>> {

@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
 
 /**
  * Remembers recent denials by Redis so that a flood on an over-limit key is denied in process

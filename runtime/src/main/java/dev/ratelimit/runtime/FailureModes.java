@@ -8,9 +8,10 @@ import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
 
 /**
  * What decides when the backend cannot: the failure mode of the request's policies, the strictest when they differ

@@ -12,6 +12,11 @@ import jakarta.inject.Singleton;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.policy.PathPattern;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyValidator;
+import dev.ratelimit.runtime.policy.RateLimitSpec;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 
 /**
  * What the filter and the interceptor share: the checks of a request (its spec'd and path policies,

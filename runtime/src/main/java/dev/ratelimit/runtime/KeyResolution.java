@@ -15,6 +15,7 @@ import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.runtime.policy.KeySource;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.vertx.http.runtime.VertxHttpConfig;

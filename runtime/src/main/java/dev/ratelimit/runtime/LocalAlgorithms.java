@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime;
 
+import dev.ratelimit.runtime.policy.Algorithm;
 /**
  * The six algorithms in process, with the semantics and the arithmetic of the Lua scripts: each
  * method mirrors its {@code .lua} file (read them side by side), so both backends give the same

@@ -8,7 +8,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import dev.ratelimit.runtime.LocalAlgorithms.Outcome;
 import dev.ratelimit.runtime.LocalAlgorithms.State;
-
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 
 /**

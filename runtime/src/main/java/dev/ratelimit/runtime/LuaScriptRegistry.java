@@ -4,6 +4,8 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.ratelimit.runtime.policy.Algorithm;
+
 /**
  * The scripts the build read, checked and hashed. Nothing is loaded from resources at run time.
  */

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.policy.Policy;
 
 /**
  * The same (policy, key) more than once in one call, as a repeated {@code @RateLimit} whose keys resolve alike

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime;
 
+import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 
 /**

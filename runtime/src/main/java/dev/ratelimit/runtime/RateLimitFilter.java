@@ -21,6 +21,8 @@ import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.runtime.policy.RateLimitSpec;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.MultiMap;
 import io.vertx.ext.web.RoutingContext;

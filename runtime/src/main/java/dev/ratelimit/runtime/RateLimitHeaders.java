@@ -4,6 +4,7 @@ import java.util.function.BiConsumer;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.policy.Policy;
 import io.vertx.core.http.HttpHeaders;
 
 /**

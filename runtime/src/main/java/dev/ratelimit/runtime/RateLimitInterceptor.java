@@ -14,6 +14,8 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.runtime.policy.RateLimitSpec;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ManagedContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;

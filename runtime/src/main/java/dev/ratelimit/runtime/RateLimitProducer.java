@@ -14,6 +14,7 @@ import org.jboss.logging.Logger;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.policy.PolicyRegistry;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;
@@ -40,7 +41,7 @@ public class RateLimitProducer {
     @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
             Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics) {
-        PolicyRegistry policies = PolicyRegistry.from(config);
+        PolicyRegistry policies = ConfiguredPolicies.from(config);
         int maxKeys = config.local().maxKeys();
         if (maxKeys < 1) {
             throw new ConfigurationException("quarkus.ratelimit.local.max-keys is " + maxKeys

@@ -4,6 +4,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
+import dev.ratelimit.runtime.policy.RateLimitSpec;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import io.quarkus.runtime.annotations.Recorder;
 
 /**

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
 import io.quarkus.runtime.annotations.ConfigDocMapKey;
 import io.quarkus.runtime.annotations.ConfigDocSection;
 import io.quarkus.runtime.annotations.ConfigPhase;
@@ -288,15 +290,4 @@ public interface RateLimitRuntimeConfig {
         LOCAL
     }
 
-    /**
-     * Behaviour when the backend fails.
-     */
-    enum FailureMode {
-        /** Admit the request. */
-        FAIL_OPEN,
-        /** Deny the request. */
-        FAIL_CLOSED,
-        /** Decide with the in-process limiter. */
-        LOCAL
-    }
 }

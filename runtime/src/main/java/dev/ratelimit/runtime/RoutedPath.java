@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
 
+import dev.ratelimit.runtime.policy.PathPattern;
+
 /**
  * The path Quarkus REST routed a request on, in the form {@link PathPattern}s are matched against:
  * the full path (root path and REST path included), without query and matrix parameters,

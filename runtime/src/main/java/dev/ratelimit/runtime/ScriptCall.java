@@ -2,12 +2,11 @@ package dev.ratelimit.runtime;
 
 import java.util.function.Function;
 
+import dev.ratelimit.runtime.LuaScriptExecutor.BatchFormat;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;
 import io.vertx.redis.client.Response;
-
-import dev.ratelimit.runtime.LuaScriptExecutor.BatchFormat;
 
 /**
  * One script call as a {@code Uni}: sends on subscription, answers once. Written against

@@ -21,6 +21,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.bootstrap.classloading.ClassLoaderEventListener;
 import io.quarkus.builder.BuildContext;
@@ -179,6 +180,8 @@ class NativeImageSupportTest {
     private static boolean registeredByQuarkus(String className) {
         return className.endsWith("$$CMImpl")
                 || className.startsWith("dev.ratelimit.runtime.RateLimitRuntimeConfig$")
+                // the enum of quarkus.ratelimit.on-failure and policies."<name>".on-failure
+                || className.equals(FailureMode.class.getName())
                 || className.equals(RateLimit.class.getName()) || className.equals(RateLimit.List.class.getName())
                 || className.startsWith("dev.ratelimit.runtime.RateLimitFilter$ExceptionMapper$");
     }

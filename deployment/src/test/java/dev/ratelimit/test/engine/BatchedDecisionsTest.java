@@ -20,12 +20,12 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.Policy;
 import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;
@@ -600,7 +600,6 @@ class BatchedDecisionsTest {
         }
     }
 
-
     @Test
     void batchingCanBeTurnedOff() throws Exception {
         long now = Engine.BASE + 11 * Engine.S;
@@ -704,7 +703,6 @@ class BatchedDecisionsTest {
         }
         return keys;
     }
-
 
     private static RedisOptions options() {
         return new RedisOptions().setConnectionString(RedisFixture.shared().uri()).setMaxPoolSize(4);

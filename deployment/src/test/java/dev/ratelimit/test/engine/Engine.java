@@ -9,10 +9,10 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
-import dev.ratelimit.runtime.Algorithm;
-import dev.ratelimit.runtime.Policy;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RespClient;
 
 /**

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.LocalBackend;
-import dev.ratelimit.runtime.Policy;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.engine.ReferenceModel.Limit;
 import dev.ratelimit.test.engine.Scenarios.Scenario;
 import dev.ratelimit.test.engine.Scenarios.Step;

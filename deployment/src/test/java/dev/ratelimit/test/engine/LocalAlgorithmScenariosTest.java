@@ -1,7 +1,7 @@
 package dev.ratelimit.test.engine;
 
 import dev.ratelimit.runtime.LocalBackend;
-import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.policy.Policy;
 
 /** The scenario table against the in-process backend (plain JUnit: it needs no Quarkus). */
 class LocalAlgorithmScenariosTest extends AlgorithmScenarios {

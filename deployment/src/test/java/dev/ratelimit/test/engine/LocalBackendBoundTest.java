@@ -7,10 +7,10 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.LocalBackend;
-import dev.ratelimit.runtime.Policy;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
 
 /**
  * The in-process limiter holds state for a bounded number of keys: a flood of one-off keys within

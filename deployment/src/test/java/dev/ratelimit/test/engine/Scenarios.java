@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
-import dev.ratelimit.runtime.Algorithm;
+import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.test.engine.ReferenceModel.Limit;
 
 /**

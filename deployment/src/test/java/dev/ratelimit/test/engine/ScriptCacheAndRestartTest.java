@@ -20,14 +20,14 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.LuaScript;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.Policy;
 import dev.ratelimit.runtime.RateLimitBackend;
 import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.test.redis.RespClient;

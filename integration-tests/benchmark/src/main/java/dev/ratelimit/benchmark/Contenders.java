@@ -11,13 +11,13 @@ import org.redisson.config.Config;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.runtime.LuaScript;
 import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.LuaScript;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.Policy;
 import dev.ratelimit.runtime.RateLimitBackend;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.runtime.policy.Policy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;

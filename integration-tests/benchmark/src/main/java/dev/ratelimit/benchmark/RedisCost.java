@@ -15,18 +15,18 @@ import java.util.function.IntFunction;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.Algorithm;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.LuaScript;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.RateLimitBackend;
 import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.test.redis.RespClient;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Redis;
-import dev.ratelimit.runtime.Policy;
-import dev.ratelimit.runtime.RateLimitBackend;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
-import dev.ratelimit.test.redis.RespClient;
 
 /**
  * What each script costs Redis: {@code usec_per_call} of {@code EVALSHA} from {@code INFO commandstats}

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import jakarta.inject.Singleton;
 
 import dev.ratelimit.runtime.CircuitBreaker;
-import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.policy.Policy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

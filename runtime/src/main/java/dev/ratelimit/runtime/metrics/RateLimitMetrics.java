@@ -3,7 +3,7 @@ package dev.ratelimit.runtime.metrics;
 import java.util.Collection;
 
 import dev.ratelimit.runtime.CircuitBreaker;
-import dev.ratelimit.runtime.Policy;
+import dev.ratelimit.runtime.policy.Policy;
 
 /**
  * Where the limiter reports what it does. Free of any metrics library, so the runtime works without

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.policy;
 
 /**
  * The path syntax of Quarkus HTTP permissions: an exact path ({@code /api/orders}), or a prefix

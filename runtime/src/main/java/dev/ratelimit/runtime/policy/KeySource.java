@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.policy;
 
 /**
  * The syntax of a policy's {@code key}: {@code ip}, {@code principal}, {@code global},

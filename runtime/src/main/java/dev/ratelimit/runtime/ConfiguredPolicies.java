@@ -2,7 +2,6 @@ package dev.ratelimit.runtime;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,18 +10,19 @@ import java.util.TreeMap;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.FailureMode;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.PathPattern;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyProperties;
+import dev.ratelimit.runtime.policy.PolicyRegistry;
+import dev.ratelimit.runtime.policy.PolicyValidator;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
-/**
- * The configured policies, resolved and validated once at start-up.
- */
-public final class PolicyRegistry {
+/** The policies of the runtime configuration, resolved and validated once at start-up. */
+final class ConfiguredPolicies {
 
-    private final Map<String, Policy> policies;
-
-    PolicyRegistry(Map<String, Policy> policies) {
-        this.policies = Map.copyOf(policies);
+    private ConfiguredPolicies() {
     }
 
     /** Resolves every policy; fails with one message per problem. */
@@ -75,24 +75,4 @@ public final class PolicyRegistry {
         return spelled.isPresent() ? OptionalInt.of(spelled.get()) : mapped;
     }
 
-    /** The policy of that name. */
-    public Policy get(String name) {
-        Policy p = policies.get(name);
-        if (p == null) {
-            throw new IllegalArgumentException("Unknown rate-limit policy '" + name + "'; configured policies: "
-                    + new TreeMap<>(policies).keySet() + ". Define it with " + PolicyValidator.property(name, "limit")
-                    + " and " + PolicyValidator.property(name, "window"));
-        }
-        return p;
-    }
-
-    /** Whether a policy of that name exists. */
-    public boolean contains(String name) {
-        return policies.containsKey(name);
-    }
-
-    /** Every policy. */
-    public Collection<Policy> all() {
-        return policies.values();
-    }
 }

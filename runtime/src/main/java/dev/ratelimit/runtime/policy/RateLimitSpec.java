@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.policy;
 
 /**
  * One {@code @RateLimit} as the build read it.

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.policy;
 
 import java.time.Duration;
 import java.util.List;
@@ -18,11 +18,11 @@ import java.util.List;
  * @param methods HTTP methods those paths apply to (empty: all)
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
-        boolean shadow, RateLimitRuntimeConfig.FailureMode onFailure, List<String> paths, List<String> methods) {
+        boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods) {
 
     /** A policy not bound to paths (programmatic use and tests). */
     public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
-            RateLimitRuntimeConfig.FailureMode onFailure) {
+            FailureMode onFailure) {
         this(name, algorithm, limit, window, burst, key, shadow, onFailure, List.of(), List.of());
     }
 

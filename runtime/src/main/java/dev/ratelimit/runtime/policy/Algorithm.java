@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.policy;
 
 import java.util.Arrays;
 import java.util.stream.Collectors;

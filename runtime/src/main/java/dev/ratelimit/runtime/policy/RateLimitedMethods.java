@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.policy;
 
 import java.lang.reflect.Method;
 import java.util.List;
@@ -19,11 +19,11 @@ public final class RateLimitedMethods {
     private RateLimitedMethods() {
     }
 
-    static void clear() {
+    public static void clear() {
         METHODS.clear();
     }
 
-    static void add(String methodKey, RateLimitSpec spec) {
+    public static void add(String methodKey, RateLimitSpec spec) {
         // only at static init, so copying on append costs nothing that matters
         METHODS.merge(methodKey, new RateLimitSpec[] { spec }, (old, one) -> {
             RateLimitSpec[] grown = java.util.Arrays.copyOf(old, old.length + 1);
