@@ -2,15 +2,15 @@ package dev.ratelimit.deployment;
 
 import java.util.List;
 
-import io.quarkus.deployment.annotations.BuildProducer;
-import io.quarkus.deployment.annotations.BuildStep;
-import io.quarkus.deployment.builditem.nativeimage.RuntimeInitializedClassBuildItem;
 import dev.ratelimit.runtime.CircuitBreaker;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.DenyCache;
-import dev.ratelimit.runtime.LocalBackend;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
+import io.quarkus.deployment.annotations.BuildProducer;
+import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.builditem.nativeimage.RuntimeInitializedClassBuildItem;
 
 /**
  * What a native executable needs from the extension, and why it is so little.

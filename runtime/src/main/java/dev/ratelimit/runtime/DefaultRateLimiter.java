@@ -7,11 +7,14 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
+import dev.ratelimit.runtime.backend.BackendReplies;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
@@ -167,7 +170,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
         if (backend == local) {
             return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
-                    .map(r -> counted(ps, decision(ps, r, Source.LOCAL)));
+                    .map(r -> counted(ps, BackendReplies.decision(ps, r, Source.LOCAL)));
         }
         // the cache, the breaker and the clock are consulted when the caller subscribes
         return new RemoteDecision(ps, keys, costs);
@@ -330,7 +333,7 @@ public class DefaultRateLimiter implements RateLimiter {
             RateLimitDecision d = null;
             if (failure == null) {
                 try {
-                    d = decision(ps, reply, Source.REDIS);
+                    d = BackendReplies.decision(ps, reply, Source.REDIS);
                 } catch (RuntimeException e) {
                     failure = e; // a reply we cannot read: a broken backend, not the caller's problem
                 }
@@ -397,18 +400,5 @@ public class DefaultRateLimiter implements RateLimiter {
             metrics.decided(ps[i].name(), o);
         }
         return d;
-    }
-
-    static RateLimitDecision decision(Policy[] ps, long[] r, Source source) {
-        // an immutable list, which RateLimitDecision keeps as is (List.copyOf of one returns it)
-        PolicyDecision[] each = new PolicyDecision[ps.length];
-        for (int i = 0; i < ps.length; i++) {
-            Policy p = ps[i];
-            int b = 1 + 4 * i;
-            long retryMs = r[b + 2] < 0 ? p.window().toMillis() : r[b + 2];
-            each[i] = new PolicyDecision(p.name(), p.limit(), p.window(), r[b] == 1, Math.max(0, r[b + 1]),
-                    Duration.ofMillis(retryMs), Duration.ofMillis(Math.max(0, r[b + 3])), p.shadow());
-        }
-        return new RateLimitDecision(r[0] == 1, each.length == 1 ? List.of(each[0]) : List.of(each), source);
     }
 }

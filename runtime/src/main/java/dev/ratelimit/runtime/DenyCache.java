@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.Eviction;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 

@@ -8,8 +8,11 @@ import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.runtime.backend.BackendReplies;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 
@@ -51,7 +54,7 @@ final class FailureModes {
             case FAIL_CLOSED:
                 return synthetic(ps, false, Source.FAILED_CLOSED);
             default:
-                return DefaultRateLimiter.decision(ps,
+                return BackendReplies.decision(ps,
                         local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false), Source.LOCAL);
         }
     }

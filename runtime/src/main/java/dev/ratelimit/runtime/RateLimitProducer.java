@@ -13,6 +13,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import io.quarkus.redis.client.RedisClientName;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.ratelimit.runtime.RateLimitBackend;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.engine.Engine.Admission;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.LocalBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.RateLimitBackend;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;

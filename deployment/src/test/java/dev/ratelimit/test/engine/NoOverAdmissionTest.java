@@ -22,11 +22,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.ratelimit.runtime.LocalBackend;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.RateLimitBackend;
 import dev.ratelimit.runtime.RedisBackend;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.LocalBackend;
-import dev.ratelimit.runtime.RateLimitBackend;
 import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;

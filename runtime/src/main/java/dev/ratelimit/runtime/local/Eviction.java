@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.local;
 
 import java.util.Arrays;
 import java.util.Iterator;
@@ -17,7 +17,7 @@ import java.util.function.ToDoubleFunction;
  * by what they insert during a trim. A trim is one pass over the map (two when entries tied at the
  * cut must go too), at most once per about {@code max / 10} inserts.
  */
-final class Eviction {
+public final class Eviction {
 
     /** How many scores the cut is estimated from. */
     static final int SAMPLE = 1024;
@@ -27,7 +27,7 @@ final class Eviction {
     private final AtomicBoolean trimming = new AtomicBoolean();
 
     /** @param max the most entries to hold (at least 1) */
-    Eviction(int max) {
+    public Eviction(int max) {
         this.max = max;
         this.target = max - max / 10;
     }
@@ -37,7 +37,7 @@ final class Eviction {
      * holds the value scored (another thread may have replaced it meanwhile). Returns at once when
      * another thread is trimming.
      */
-    <K, V> void trim(ConcurrentMap<K, V> map, Predicate<V> expired, ToDoubleFunction<V> score) {
+    public <K, V> void trim(ConcurrentMap<K, V> map, Predicate<V> expired, ToDoubleFunction<V> score) {
         if (map.size() <= max || !trimming.compareAndSet(false, true)) {
             return;
         }

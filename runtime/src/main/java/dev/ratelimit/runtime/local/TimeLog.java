@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.local;
 
 /**
  * The admitted times of a sliding log, oldest first, in a ring of primitive longs: 8 bytes an entry, where a

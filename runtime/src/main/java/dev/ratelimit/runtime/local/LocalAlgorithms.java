@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.local;
 
 import dev.ratelimit.runtime.policy.Algorithm;
 /**

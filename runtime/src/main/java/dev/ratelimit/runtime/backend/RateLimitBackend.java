@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.backend;
 
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;

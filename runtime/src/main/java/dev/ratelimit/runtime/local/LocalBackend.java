@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.local;
 
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
@@ -6,8 +6,9 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
-import dev.ratelimit.runtime.LocalAlgorithms.Outcome;
-import dev.ratelimit.runtime.LocalAlgorithms.State;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.local.LocalAlgorithms.Outcome;
+import dev.ratelimit.runtime.local.LocalAlgorithms.State;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
