@@ -2,12 +2,12 @@ package dev.ratelimit.deployment;
 
 import java.util.List;
 
-import dev.ratelimit.runtime.CircuitBreaker;
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.DenyCache;
 import dev.ratelimit.runtime.LuaScriptExecutor;
 import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.DenyCache;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.nativeimage.RuntimeInitializedClassBuildItem;

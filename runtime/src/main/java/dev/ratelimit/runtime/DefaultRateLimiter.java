@@ -18,6 +18,11 @@ import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
+import dev.ratelimit.runtime.resilience.BackendErrors;
+import dev.ratelimit.runtime.resilience.CallTimeouts;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.DenyCache;
+import dev.ratelimit.runtime.resilience.FailureModes;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
@@ -90,7 +95,7 @@ public class DefaultRateLimiter implements RateLimiter {
         this.metrics = metrics;
         this.errors = new BackendErrors(backend.name(), metrics, System::nanoTime);
         this.failureModes = new FailureModes(backend.name(), local, timeout);
-        metrics.register(policies.all(), backend.name(), breaker);
+        metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
     }
 
     /** The policies this limiter knows. */
@@ -281,12 +286,12 @@ public class DefaultRateLimiter implements RateLimiter {
         }
 
         @Override
-        boolean finished() {
+        protected boolean finished() {
             return done != 0;
         }
 
         @Override
-        void expire() {
+        protected void expire() {
             if (claim()) {
                 cancelUpstream();
                 downstream.onItem(decide(null, new TimeoutException("no reply from the rate-limit backend within " + timeout)));

@@ -6,6 +6,7 @@ import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
+import dev.ratelimit.runtime.resilience.BackendErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.redis.client.Command;
@@ -184,11 +185,7 @@ public class LuaScriptExecutor {
 
     /** A failure that says the connection itself is gone (as opposed to an error reply from Redis). */
     static boolean isConnectionLost(Throwable t) {
-        if (t instanceof IOException) {
-            return true;
-        }
-        String m = t.getMessage();
-        return m != null && (m.startsWith("CONNECTION_CLOSED") || m.startsWith("Connection is closed"));
+        return BackendErrors.isConnectionLost(t);
     }
 
     static Request request(Command command, String scriptOrSha, String[] keys, String[] args) {

@@ -141,8 +141,8 @@ class NativeImageSupportTest {
     @Test
     void classesTalkingToRedisOrReadingClocksAreInitialisedAtRunTime() {
         List<String> runtime = seen().get(RUNTIME_INITIALIZED);
-        for (String name : List.of("LuaScriptExecutor", "RedisBackend", "local.LocalBackend", "CircuitBreaker",
-                "DenyCache", "DefaultRateLimiter")) {
+        for (String name : List.of("LuaScriptExecutor", "RedisBackend", "local.LocalBackend", "resilience.CircuitBreaker",
+                "resilience.DenyCache", "DefaultRateLimiter")) {
             assertTrue(runtime.contains("dev.ratelimit.runtime." + name), name + " is not initialised at run time");
         }
         // what the build recorded lives in static state and the image heap: initialised at run time, it would be empty

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.CircuitBreaker;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.RedisKeys;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.builder.Version;

@@ -1,8 +1,8 @@
 package dev.ratelimit.deployment.resilience;
 
-import static dev.ratelimit.runtime.CircuitBreaker.PERMITTED;
-import static dev.ratelimit.runtime.CircuitBreaker.PROBE;
-import static dev.ratelimit.runtime.CircuitBreaker.REJECTED;
+import static dev.ratelimit.runtime.resilience.CircuitBreaker.PERMITTED;
+import static dev.ratelimit.runtime.resilience.CircuitBreaker.PROBE;
+import static dev.ratelimit.runtime.resilience.CircuitBreaker.REJECTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.CircuitBreaker;
-import dev.ratelimit.runtime.CircuitBreaker.State;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.CircuitBreaker.State;
 
 /**
  * The breaker on its own, with a clock the test moves: opens after the threshold, refuses while open, lets exactly

@@ -13,10 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.runtime.DenyCache;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.resilience.DenyCache;
 
 /**
  * The deny cache on its own, with a clock the test moves: which requests a cached denial covers, when it expires,

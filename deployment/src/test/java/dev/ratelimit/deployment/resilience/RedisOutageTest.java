@@ -22,8 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.CircuitBreaker;
 import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.quarkus.test.QuarkusUnitTest;
 

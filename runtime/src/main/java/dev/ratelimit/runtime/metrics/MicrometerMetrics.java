@@ -4,10 +4,10 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 import jakarta.inject.Singleton;
 
-import dev.ratelimit.runtime.CircuitBreaker;
 import dev.ratelimit.runtime.policy.Policy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -45,7 +45,7 @@ public class MicrometerMetrics implements RateLimitMetrics {
     }
 
     @Override
-    public void register(Collection<Policy> policies, String backend, CircuitBreaker breaker) {
+    public void register(Collection<Policy> policies, String backend, IntSupplier breakerState) {
         Map<String, Counter[]> byPolicy = new HashMap<>();
         for (Policy p : policies) {
             byPolicy.put(p.name(), countersFor(p.name()));
@@ -56,8 +56,8 @@ public class MicrometerMetrics implements RateLimitMetrics {
                 .description("Time of the rate-limit backend calls, failed and timed-out ones included")
                 .tag("backend", backend)
                 .register(registry);
-        if (breaker != null) {
-            Gauge.builder(CIRCUIT_STATE, breaker, b -> b.state().code())
+        if (breakerState != null) {
+            Gauge.builder(CIRCUIT_STATE, breakerState, IntSupplier::getAsInt)
                     .description("State of the rate-limit backend circuit breaker: 0 closed, 1 open, 2 half-open")
                     .tag("backend", backend)
                     .strongReference(true)

@@ -1,8 +1,8 @@
 package dev.ratelimit.runtime.metrics;
 
 import java.util.Collection;
+import java.util.function.IntSupplier;
 
-import dev.ratelimit.runtime.CircuitBreaker;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**
@@ -14,7 +14,7 @@ public interface RateLimitMetrics {
     /** Reports nothing (no Micrometer in the application). */
     RateLimitMetrics NONE = new RateLimitMetrics() {
         @Override
-        public void register(Collection<Policy> policies, String backend, CircuitBreaker breaker) {
+        public void register(Collection<Policy> policies, String backend, IntSupplier breakerState) {
         }
 
         @Override
@@ -64,9 +64,10 @@ public interface RateLimitMetrics {
      *
      * @param policies every configured policy (their counters exist from the start, at zero)
      * @param backend the backend's name ({@code backend} tag of the latency timer)
-     * @param breaker the circuit breaker, or {@code null} when there is none (local backend)
+     * @param breakerState the circuit breaker's state code (0 closed, 1 open, 2 half-open), or {@code null} when
+     *        there is none (local backend)
      */
-    void register(Collection<Policy> policies, String backend, CircuitBreaker breaker);
+    void register(Collection<Policy> policies, String backend, IntSupplier breakerState);
 
     /** One request was decided for {@code policy} with this outcome. */
     void decided(String policy, Outcome outcome);

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.resilience;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -134,7 +134,7 @@ public final class CircuitBreaker {
     }
 
     /** A permitted call succeeded; {@code now} is the time on this breaker's clock, read by the caller. */
-    void onSuccess(int permit, long now) {
+    public void onSuccess(int permit, long now) {
         if (now - lastSuccessAt > SUCCESS_STAMP_RESOLUTION_NANOS) {
             lastSuccessAt = now;
         }

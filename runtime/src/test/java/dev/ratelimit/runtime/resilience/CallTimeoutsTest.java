@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.resilience;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.runtime.resilience.CallTimeouts;
 
 /**
  * The shared timeout sweep ends every overdue call, whatever happens to one of them: a call whose expiry throws does
@@ -41,12 +43,12 @@ class CallTimeoutsTest {
         }
 
         @Override
-        boolean finished() {
+        protected boolean finished() {
             return finished.get();
         }
 
         @Override
-        void expire() {
+        protected void expire() {
             expiries.incrementAndGet();
             expiredAt = System.nanoTime();
             expired.countDown();

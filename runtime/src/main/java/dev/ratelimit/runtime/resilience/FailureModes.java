@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.resilience;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,9 +21,10 @@ import dev.ratelimit.runtime.policy.Policy;
  * (closed over local over open). {@code fail-open} admits and {@code fail-closed} denies without knowing the budget;
  * {@code local} decides in process with the same algorithms.
  */
-final class FailureModes {
+public final class FailureModes {
 
-    private static final Logger LOG = Logger.getLogger(DefaultRateLimiter.class);
+    /** The limiter's category, where operators have always found these lines. */
+    private static final Logger LOG = Logger.getLogger("dev.ratelimit.runtime.DefaultRateLimiter");
     /** The retry-after of a fail-closed denial: nothing is known of the budget, so the next second may do. */
     private static final Duration FAILED_CLOSED_RETRY = Duration.ofSeconds(1);
 
@@ -31,14 +32,14 @@ final class FailureModes {
     private final LocalBackend local;
     private final Duration timeout;
 
-    FailureModes(String backend, LocalBackend local, Duration timeout) {
+    public FailureModes(String backend, LocalBackend local, Duration timeout) {
         this.backend = backend;
         this.local = local;
         this.timeout = timeout;
     }
 
     /** The failure mode's decision; {@code failure} is null when the breaker refused the call. */
-    RateLimitDecision decide(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
+    public RateLimitDecision decide(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
         FailureMode mode = strictest(ps);
         if (LOG.isDebugEnabled()) {
             // logged under the limiter's name, where operators have always found it

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.resilience;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -15,19 +15,19 @@ import org.jboss.logging.Logger;
  * (scheduling and cancelling a timer on every decision was a tenth of the limiter's CPU under load).
  * A call expires between {@code timeout} and {@code timeout + tick} after it started.
  */
-final class CallTimeouts {
+public final class CallTimeouts {
 
     private static final Logger LOG = Logger.getLogger(CallTimeouts.class);
 
     /** A call being watched. */
-    abstract static class Watched {
+    public abstract static class Watched {
         long deadline;
 
         /** Whether the call already ended (answered, failed or cancelled): nothing to do. */
-        abstract boolean finished();
+        protected abstract boolean finished();
 
         /** The timeout passed: end the call. */
-        abstract void expire();
+        protected abstract void expire();
     }
 
     private final ConcurrentLinkedQueue<Watched> started = new ConcurrentLinkedQueue<>();
@@ -38,7 +38,7 @@ final class CallTimeouts {
     /** When the scheduled sweep should run (valid while {@code sweepScheduled}). */
     private volatile long sweepDue;
 
-    CallTimeouts(Duration timeout, ScheduledExecutorService scheduler) {
+    public CallTimeouts(Duration timeout, ScheduledExecutorService scheduler) {
         this.timeoutNanos = timeout.toNanos();
         // a sixteenth of the timeout, between 1 ms and 50 ms
         this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(TimeUnit.MILLISECONDS.toNanos(50),
@@ -47,12 +47,12 @@ final class CallTimeouts {
     }
 
     /** Starts watching a call that starts now. */
-    void watch(Watched call) {
+    public void watch(Watched call) {
         watch(call, System.nanoTime());
     }
 
     /** Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it. */
-    void watch(Watched call, long now) {
+    public void watch(Watched call, long now) {
         call.deadline = now + timeoutNanos;
         started.add(call);
         if (sweepScheduled.get() && now - sweepDue > timeoutNanos + 4 * tickNanos) {

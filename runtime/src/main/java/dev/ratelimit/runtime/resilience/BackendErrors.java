@@ -1,5 +1,6 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.resilience;
 
+import java.io.IOException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeoutException;
@@ -18,7 +19,7 @@ import dev.ratelimit.runtime.policy.Policy;
  * after call. Each such error is counted in the metrics by kind, and logged at WARN at most once per kind per
  * {@link #LOG_INTERVAL_NANOS}, with the number of errors of that kind since the previous line.
  */
-final class BackendErrors {
+public final class BackendErrors {
 
     private static final Logger LOG = Logger.getLogger(BackendErrors.class);
     static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
@@ -28,15 +29,24 @@ final class BackendErrors {
     private final LongSupplier nanoClock;
     private final ConcurrentMap<String, Kind> kinds = new ConcurrentHashMap<>();
 
-    BackendErrors(String backend, RateLimitMetrics metrics, LongSupplier nanoClock) {
+    public BackendErrors(String backend, RateLimitMetrics metrics, LongSupplier nanoClock) {
         this.backend = backend;
         this.metrics = metrics;
         this.nanoClock = nanoClock;
     }
 
     /** Whether a failure is an error reply (and not an unreachable backend or a timeout). */
-    static boolean isErrorReply(Throwable failure) {
-        return !(failure instanceof TimeoutException) && !LuaScriptExecutor.isConnectionLost(failure);
+    public static boolean isErrorReply(Throwable failure) {
+        return !(failure instanceof TimeoutException) && !isConnectionLost(failure);
+    }
+
+    /** A failure that says the connection itself is gone (as opposed to an error reply from Redis). */
+    public static boolean isConnectionLost(Throwable t) {
+        if (t instanceof IOException) {
+            return true;
+        }
+        String m = t.getMessage();
+        return m != null && (m.startsWith("CONNECTION_CLOSED") || m.startsWith("Connection is closed"));
     }
 
     /**
@@ -58,7 +68,7 @@ final class BackendErrors {
     }
 
     /** Counts and (at most once per kind and interval) logs an error reply for a call on these policies. */
-    void report(Throwable failure, Policy[] policies) {
+    public void report(Throwable failure, Policy[] policies) {
         String kind = kindOf(failure);
         metrics.backendError(kind);
         Kind k = kinds.computeIfAbsent(kind, x -> new Kind());

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.resilience;
 
 import java.time.Duration;
 import java.util.ArrayList;
