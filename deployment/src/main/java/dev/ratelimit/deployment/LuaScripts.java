@@ -15,8 +15,8 @@ import org.luaj.vm2.LuaError;
 import org.luaj.vm2.compiler.LuaC;
 import org.luaj.vm2.lib.jse.JsePlatform;
 
-import dev.ratelimit.runtime.LuaScriptRegistry;
 import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 
 /**
  * Composes the script sources into the scripts Redis runs, and checks them.

@@ -3,9 +3,9 @@ package dev.ratelimit.deployment;
 import java.util.List;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.LuaScriptExecutor;
-import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.runtime.resilience.DenyCache;
 import io.quarkus.deployment.annotations.BuildProducer;

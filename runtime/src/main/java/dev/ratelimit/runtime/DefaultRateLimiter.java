@@ -18,6 +18,7 @@ import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
+import dev.ratelimit.runtime.redis.RedisKeys;
 import dev.ratelimit.runtime.resilience.BackendErrors;
 import dev.ratelimit.runtime.resilience.CallTimeouts;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;

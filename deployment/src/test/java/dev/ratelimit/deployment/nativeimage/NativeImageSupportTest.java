@@ -20,8 +20,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.bootstrap.classloading.ClassLoaderEventListener;
 import io.quarkus.builder.BuildContext;
@@ -141,13 +141,13 @@ class NativeImageSupportTest {
     @Test
     void classesTalkingToRedisOrReadingClocksAreInitialisedAtRunTime() {
         List<String> runtime = seen().get(RUNTIME_INITIALIZED);
-        for (String name : List.of("LuaScriptExecutor", "RedisBackend", "local.LocalBackend", "resilience.CircuitBreaker",
-                "resilience.DenyCache", "DefaultRateLimiter")) {
+        for (String name : List.of("redis.LuaScriptExecutor", "redis.RedisBackend", "local.LocalBackend",
+                "resilience.CircuitBreaker", "resilience.DenyCache", "DefaultRateLimiter")) {
             assertTrue(runtime.contains("dev.ratelimit.runtime." + name), name + " is not initialised at run time");
         }
         // what the build recorded lives in static state and the image heap: initialised at run time, it would be empty
-        for (String name : List.of("policy.RateLimitedMethods", "LuaScriptRegistry", "LuaScript", "RateLimitRecorder",
-                "policy.RateLimitSpec")) {
+        for (String name : List.of("policy.RateLimitedMethods", "redis.LuaScriptRegistry", "redis.LuaScript",
+                "RateLimitRecorder", "policy.RateLimitSpec")) {
             assertClassExists("dev.ratelimit.runtime." + name);
             assertFalse(runtime.contains("dev.ratelimit.runtime." + name), name + " must stay initialised at build time");
         }

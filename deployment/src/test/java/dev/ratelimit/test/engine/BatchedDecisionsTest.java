@@ -20,12 +20,12 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.LuaScriptExecutor;
-import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.RedisBackend;
-import dev.ratelimit.runtime.RedisKeys;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.runtime.redis.RedisKeys;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

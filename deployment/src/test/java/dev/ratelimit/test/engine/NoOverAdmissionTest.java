@@ -22,13 +22,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.ratelimit.runtime.LuaScriptExecutor;
-import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.RedisBackend;
-import dev.ratelimit.runtime.RedisKeys;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.runtime.redis.RedisKeys;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.test.QuarkusUnitTest;
 

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.ratelimit.deployment.ComposedScripts;
-import dev.ratelimit.runtime.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.test.engine.ReferenceModel.Limit;
 import dev.ratelimit.test.redis.RespClient;
 

@@ -11,9 +11,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.test.redis.RespClient;
-import dev.ratelimit.runtime.LuaScriptExecutor;
-import dev.ratelimit.runtime.LuaScriptRegistry;
 import io.quarkus.runtime.QuarkusApplication;
 import io.vertx.mutiny.redis.client.Redis;
 

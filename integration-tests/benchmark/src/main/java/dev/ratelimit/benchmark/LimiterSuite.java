@@ -6,11 +6,11 @@ import java.util.List;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.LuaScript;
-import dev.ratelimit.runtime.LuaScriptExecutor;
-import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.redis.LuaScript;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.test.redis.RespClient;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;

@@ -16,14 +16,14 @@ import java.util.function.IntFunction;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.LuaScript;
-import dev.ratelimit.runtime.LuaScriptExecutor;
-import dev.ratelimit.runtime.LuaScriptRegistry;
-import dev.ratelimit.runtime.RedisBackend;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.redis.LuaScript;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.test.redis.RespClient;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Redis;

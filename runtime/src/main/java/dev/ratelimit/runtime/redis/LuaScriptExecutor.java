@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.redis;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;

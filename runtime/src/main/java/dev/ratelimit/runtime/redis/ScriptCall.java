@@ -1,8 +1,8 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.redis;
 
 import java.util.function.Function;
 
-import dev.ratelimit.runtime.LuaScriptExecutor.BatchFormat;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor.BatchFormat;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.redis;
 
 import java.util.Collection;
 import java.util.Map;

@@ -1,6 +1,6 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.redis;
 
-import dev.ratelimit.runtime.LuaScriptExecutor.BatchFormat;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor.BatchFormat;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
 import io.vertx.redis.client.Command;

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.redis;
 
 /**
  * A script as recorded at build time.
