@@ -10,7 +10,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.runtime.backend.BackendReplies;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
@@ -176,7 +176,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
         if (backend == local) {
             return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
-                    .map(r -> counted(ps, BackendReplies.decision(ps, r, Source.LOCAL)));
+                    .map(r -> counted(ps, r.decision(ps, Source.LOCAL)));
         }
         // the cache, the breaker and the clock are consulted when the caller subscribes
         return new RemoteDecision(ps, keys, costs);
@@ -227,7 +227,7 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
-    private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<long[]>, UniSubscription {
+    private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<BackendReply>, UniSubscription {
         private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
                 .newUpdater(RemoteCall.class, "done");
 
@@ -277,7 +277,7 @@ public class DefaultRateLimiter implements RateLimiter {
         }
 
         @Override
-        public void onItem(long[] reply) {
+        public void onItem(BackendReply reply) {
             finish(reply, null);
         }
 
@@ -313,7 +313,7 @@ public class DefaultRateLimiter implements RateLimiter {
             }
         }
 
-        void finish(long[] reply, Throwable error) {
+        void finish(BackendReply reply, Throwable error) {
             if (!claim()) {
                 return;
             }
@@ -328,7 +328,7 @@ public class DefaultRateLimiter implements RateLimiter {
         }
 
         /** The decision for a reply, or for a failure (the failure mode's). */
-        private RateLimitDecision decide(long[] reply, Throwable error) {
+        private RateLimitDecision decide(BackendReply reply, Throwable error) {
             Policy[] ps = request.ps;
             // one clock read for the latency and the breaker (none when neither wants it)
             long now = metrics != RateLimitMetrics.NONE || breaker != null ? System.nanoTime() : 0;
@@ -339,7 +339,7 @@ public class DefaultRateLimiter implements RateLimiter {
             RateLimitDecision d = null;
             if (failure == null) {
                 try {
-                    d = BackendReplies.decision(ps, reply, Source.REDIS);
+                    d = reply.decision(ps, Source.REDIS);
                 } catch (RuntimeException e) {
                     failure = e; // a reply we cannot read: a broken backend, not the caller's problem
                 }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
@@ -36,15 +37,15 @@ class DenyCacheTest {
     }
 
     /** A reply of the scripts denying one policy: retry after {@code retryMs}, {@code remaining} left. */
-    private static long[] denied(long remaining, long retryMs) {
-        return new long[] { 0, 0, remaining, retryMs, retryMs };
+    private static BackendReply denied(long remaining, long retryMs) {
+        return BackendReply.builder(1).denied().policy(0, false, remaining, retryMs, retryMs).build();
     }
 
     private List<PolicyDecision> lookup(Policy p, String key, long cost) {
         return cache.lookup(new Policy[] { p }, new String[] { key }, new long[] { cost });
     }
 
-    private void remember(Policy p, String key, long cost, long[] reply, long sentAt) {
+    private void remember(Policy p, String key, long cost, BackendReply reply, long sentAt) {
         cache.remember(new Policy[] { p }, new String[] { key }, new long[] { cost }, reply, sentAt);
     }
 
@@ -98,7 +99,7 @@ class DenyCacheTest {
         Policy shadow = policy("dark", 10, true);
         remember(shadow, "rl:{alice}:dark", 1, denied(0, 60_000), clock.get());
         assertNull(lookup(shadow, "rl:{alice}:dark", 1));
-        remember(API, KEY, 1, new long[] { 1, 1, 5, 0, 6000 }, clock.get());
+        remember(API, KEY, 1, BackendReply.builder(1).policy(0, true, 5, 0, 6000).build(), clock.get());
         assertNull(lookup(API, KEY, 1));
         assertEquals(0, cache.size());
     }
@@ -108,7 +109,7 @@ class DenyCacheTest {
         Policy writes = policy("writes", 5, false);
         // Redis denied 'writes' and admitted 'api' in one request
         cache.remember(new Policy[] { API, writes }, new String[] { KEY, "rl:{alice}:writes" }, new long[] { 1, 2 },
-                new long[] { 0, 1, 9, 0, 100, 0, 1, 12_000, 12_000 }, clock.get());
+                BackendReply.builder(2).denied().policy(0, true, 9, 0, 100).policy(1, false, 1, 12_000, 12_000).build(), clock.get());
         List<PolicyDecision> hit = cache.lookup(new Policy[] { API, writes },
                 new String[] { KEY, "rl:{alice}:writes" }, new long[] { 1, 2 });
         assertNotNull(hit);
@@ -143,7 +144,8 @@ class DenyCacheTest {
         for (int i = 0; i < 1000; i++) {
             // Redis denied 'writes' and admitted 'api': the denial and what it said of 'api' are both kept
             cache.remember(new Policy[] { API, writes }, new String[] { "rl:{user" + i + "}:api", "rl:{user" + i + "}:writes" },
-                    new long[] { 1, 1 }, new long[] { 0, 1, 9, 0, 100, 0, 0, 1000 + i, 1000 + i }, clock.get());
+                    new long[] { 1, 1 }, BackendReply.builder(2).denied().policy(0, true, 9, 0, 100).policy(1, false, 0, 1000 + i, 1000 + i)
+                            .build(), clock.get());
             assertTrue(cache.size() <= 100, () -> "size " + cache.size());
             // the request just denied is answered in process, for both of its policies, full cache or not
             List<PolicyDecision> hit = cache.lookup(new Policy[] { API, writes },

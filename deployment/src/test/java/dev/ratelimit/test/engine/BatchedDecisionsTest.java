@@ -20,6 +20,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
@@ -305,7 +306,7 @@ class BatchedDecisionsTest {
                 }
                 // the state written once at the end of the run is the state of 16 charges
                 long[] next = batched.decide(new Policy[] { p }, keys(run, calls.get(0)), new long[] { 1 }, now, true)
-                        .await().atMost(Duration.ofSeconds(5));
+                        .await().atMost(Duration.ofSeconds(5)).toScriptOrder();
                 assertEquals(100 - 16 - 1, Engine.remaining(next, 0), a + ": a dry run after the batch");
                 long ttl = admin.callLong("PTTL", keys(run, calls.get(0))[0]);
                 assertTrue(ttl > 0, a + ": the key expires (PTTL " + ttl + ")");
@@ -389,8 +390,8 @@ class BatchedDecisionsTest {
                     assertTrue(actual.get(i) instanceof Throwable, "in a batch, call " + i + " fails too: " + actual.get(i));
                     assertTrue(String.valueOf(actual.get(i)).contains("WRONGTYPE"), String.valueOf(actual.get(i)));
                 } else {
-                    assertTrue(actual.get(i) instanceof long[], "call " + i + " decided: " + actual.get(i));
-                    assertArrayEquals((long[]) expected.get(i), (long[]) actual.get(i), "reply to call " + i);
+                    assertTrue(actual.get(i) instanceof BackendReply, "call " + i + " decided: " + actual.get(i));
+                    assertEquals(expected.get(i), actual.get(i), "reply to call " + i);
                 }
             }
         } finally {
@@ -620,7 +621,7 @@ class BatchedDecisionsTest {
         List<long[]> out = new ArrayList<>();
         for (Call c : calls) {
             out.add(backend.decide(c.policies(), keys(run, c), c.costs(), now + c.later(), c.dryRun())
-                    .await().atMost(Duration.ofSeconds(5)));
+                    .await().atMost(Duration.ofSeconds(5)).toScriptOrder());
         }
         return out;
     }
@@ -632,7 +633,7 @@ class BatchedDecisionsTest {
             if (outcome instanceof Throwable t) {
                 throw new AssertionError("a batched call failed", t);
             }
-            out.add((long[]) outcome);
+            out.add(((BackendReply) outcome).toScriptOrder());
         }
         return out;
     }

@@ -85,7 +85,7 @@ class ClusterDecisionsTest {
 
     private long[] decide(Policy[] ps, String[] keys, long[] costs, long now) {
         // straight on the backend: a Redis error must fail the test, not be absorbed by a failure mode
-        return backend().decide(ps, keys, costs, now, false).await().atMost(Duration.ofSeconds(10));
+        return backend().decide(ps, keys, costs, now, false).await().atMost(Duration.ofSeconds(10)).toScriptOrder();
     }
 
     @Test
@@ -172,7 +172,7 @@ class ClusterDecisionsTest {
         long now = BASE + S;
         for (int i = 0; i < 3; i++) {
             long[] fromCluster = decide(ps, keys, costs, now);
-            long[] fromLocal = local.decideNow(ps, keys, costs, now, false);
+            long[] fromLocal = local.decideNow(ps, keys, costs, now, false).toScriptOrder();
             int step = i;
             assertArrayEquals(fromLocal, fromCluster,
                     () -> "step " + step + ": local " + show(fromLocal) + " vs cluster " + show(fromCluster));

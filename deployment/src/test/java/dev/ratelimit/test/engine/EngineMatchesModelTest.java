@@ -81,7 +81,7 @@ class EngineMatchesModelTest {
             long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun()));
             assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
-            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun());
+            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun()).toScriptOrder();
             assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
             run.add(new Call(limits, batched, costs, now, st.dryRun()));

@@ -54,7 +54,7 @@ class ExactnessDefectsTest {
         long[] r = redis.single(new Call(new Limit[] { l }, new String[] { key }, new long[] { cost }, now, false));
         if (now != ScriptRunner.REDIS_TIME) {
             long[] p = local.decideNow(new Policy[] { EngineMatchesModelTest.policy("p", l) }, new String[] { key },
-                    new long[] { cost }, now, false);
+                    new long[] { cost }, now, false).toScriptOrder();
             assertArrayEquals(r, p, () -> "Redis " + Arrays.toString(r) + " vs in process " + Arrays.toString(p));
         }
         return r;
@@ -75,7 +75,7 @@ class ExactnessDefectsTest {
                     long[] r = redis.single(new Call(new Limit[] { l }, new String[] { key() }, new long[] { 1 },
                             ScriptRunner.REDIS_TIME, false));
                     long[] p = new LocalBackend().decideNow(new Policy[] { EngineMatchesModelTest.policy("p", l) },
-                            new String[] { "k" }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK, false);
+                            new String[] { "k" }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK, false).toScriptOrder();
                     if (r[0] != 1 || p[0] != 1) {
                         denied.add(alg + " " + limit + "/" + window + "us (redis " + r[0] + ", local " + p[0] + ")");
                     }

@@ -11,7 +11,7 @@ class LocalAlgorithmScenariosTest extends AlgorithmScenarios {
     @Override
     protected long[] decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
         // through the interface, as the limiter calls it
-        return backend.decide(policies, keys, costs, nowMicros, dryRun).await().indefinitely();
+        return backend.decide(policies, keys, costs, nowMicros, dryRun).await().indefinitely().toScriptOrder();
     }
 
     @Override

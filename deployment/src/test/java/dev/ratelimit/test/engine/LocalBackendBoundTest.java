@@ -22,7 +22,7 @@ class LocalBackendBoundTest {
     private static final long NOW = 1_700_000_000_000_000L;
 
     private static long[] decide(LocalBackend backend, Policy p, String key, long now) {
-        return backend.decideNow(new Policy[] { p }, new String[] { key }, new long[] { 1 }, now, false);
+        return backend.decideNow(new Policy[] { p }, new String[] { key }, new long[] { 1 }, now, false).toScriptOrder();
     }
 
     @Test

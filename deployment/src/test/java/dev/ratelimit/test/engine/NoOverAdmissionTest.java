@@ -22,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
@@ -87,7 +88,7 @@ class NoOverAdmissionTest {
             hammer("redis", p, caller -> instances[caller % 2]
                     .decide(new Policy[] { p }, new String[] { key }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
                             false)
-                    .await().atMost(Duration.ofSeconds(30)));
+                    .await().atMost(Duration.ofSeconds(30)).toScriptOrder());
         } finally {
             first.close();
             second.close();
@@ -127,7 +128,7 @@ class NoOverAdmissionTest {
         LocalBackend local = new LocalBackend();
         stayInOneWindow(p, () -> System.currentTimeMillis() * 1000);
         hammer("local", p, caller -> local.decideNow(new Policy[] { p }, new String[] { key }, new long[] { 1 },
-                RateLimitBackend.BACKEND_CLOCK, false));
+                RateLimitBackend.BACKEND_CLOCK, false).toScriptOrder());
     }
 
     interface Caller {
@@ -175,7 +176,7 @@ class NoOverAdmissionTest {
      * {@link #CALLERS} asynchronous callers: each starts its next call when the previous one answers (on the thread
      * that delivered the answer, an event loop), until {@link #ATTEMPTS} calls were made.
      */
-    private void hammerAsync(String backend, Policy p, IntFunction<Uni<long[]>> call)
+    private void hammerAsync(String backend, Policy p, IntFunction<Uni<BackendReply>> call)
             throws Exception {
         AtomicInteger next = new AtomicInteger();
         AtomicInteger admitted = new AtomicInteger();
@@ -191,7 +192,7 @@ class NoOverAdmissionTest {
                     return;
                 }
                 call.apply(caller).subscribe().with(r -> {
-                    if (r[0] == 1) {
+                    if (r.allAdmitted()) {
                         admitted.incrementAndGet();
                     }
                     step[0].run();

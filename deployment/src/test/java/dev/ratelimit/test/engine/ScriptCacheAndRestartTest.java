@@ -146,11 +146,11 @@ class ScriptCacheAndRestartTest {
 
     private long[] decide(String key, long now) {
         return limiter.backend().decide(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, now + S, false)
-                .await().atMost(Duration.ofSeconds(10));
+                .await().atMost(Duration.ofSeconds(10)).toScriptOrder();
     }
 
     private static long[] decide(RedisBackend backend, Policy p, String key) {
         return backend.decide(new Policy[] { p }, new String[] { key }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
-                false).await().atMost(Duration.ofSeconds(5));
+                false).await().atMost(Duration.ofSeconds(5)).toScriptOrder();
     }
 }

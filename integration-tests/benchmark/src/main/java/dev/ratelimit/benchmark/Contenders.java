@@ -102,7 +102,7 @@ final class Contenders {
         RateLimitBackend backend = limiter.backend();
         Duration timeout = Duration.ofMillis(250);
         return (key, done) -> {
-            io.smallrye.mutiny.Uni<long[]> u = backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false);
+            io.smallrye.mutiny.Uni<dev.ratelimit.runtime.backend.BackendReply> u = backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false);
             u = scheduler == null ? u.ifNoItem().after(timeout).fail() : u.ifNoItem().after(timeout).on(scheduler).fail();
             u.subscribe().with(r -> done.ok(), done::failed);
         };

@@ -20,10 +20,9 @@ public interface RateLimitBackend {
      * @param costs the units each policy consumes
      * @param nowMicros the time in microseconds, or {@link #BACKEND_CLOCK}
      * @param dryRun decide without charging
-     * @return the reply layout of the scripts: {@code [all admitted (1/0), then per policy: admitted,
-     *         remaining, retry-after ms (-1: never), reset ms]}
+     * @return what every policy answered
      */
-    Uni<long[]> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun);
+    Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun);
 
     /** A short name for logs and metrics. */
     String name();

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalAlgorithms.Outcome;
 import dev.ratelimit.runtime.local.LocalAlgorithms.State;
@@ -74,12 +75,12 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
-    public Uni<long[]> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
         return Uni.createFrom().item(() -> decideNow(policies, keys, costs, nowMicros, dryRun));
     }
 
     /** The synchronous decision (never blocks on I/O; only on the brief per-key locks). */
-    public long[] decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+    public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
         int[] stripes = stripes(keys);
         for (int s : stripes) {
@@ -98,7 +99,7 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
-    private long[] decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun) {
+    private BackendReply decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun) {
         int n = policies.length;
         Outcome[] outcomes = new Outcome[n];
         boolean all = true;
@@ -126,12 +127,13 @@ public class LocalBackend implements RateLimitBackend {
                 all = false;
             }
         }
-        long[] res = new long[1 + 4 * n];
-        res[0] = all ? 1 : 0;
+        BackendReply.Builder reply = BackendReply.builder(n);
+        if (!all) {
+            reply.denied();
+        }
         for (int i = 0; i < n; i++) {
             Outcome o = outcomes[i];
-            int b = 1 + 4 * i;
-            res[b] = o.ok ? 1 : 0;
+            long remaining;
             long reset;
             if (all && o.ok) {
                 if (!dryRun) {
@@ -141,16 +143,15 @@ public class LocalBackend implements RateLimitBackend {
                     o.next.share = share(policies[i], o.avail - costs[i]);
                     states.put(keys[i], o.next);
                 }
-                res[b + 1] = o.avail - costs[i];
+                remaining = o.avail - costs[i];
                 reset = o.reset;
             } else {
-                res[b + 1] = o.avail;
+                remaining = o.avail;
                 reset = o.resetNow;
             }
-            res[b + 2] = o.retry > 0 ? millis(o.retry) : o.retry;
-            res[b + 3] = reset > 0 ? millis(reset) : 0;
+            reply.policy(i, o.ok, remaining, o.retry > 0 ? millis(o.retry) : o.retry, reset > 0 ? millis(reset) : 0);
         }
-        return res;
+        return reply.build();
     }
 
     /** The share of its capacity a key has used, once {@code left} units are left (1: all of it). */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
@@ -59,7 +60,7 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
-    public Uni<long[]> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
         if (cluster && policies.length > 1) {
             Map<String, List<Integer>> groups = groupsBySlot(keys);
             if (groups.size() > 1) {
@@ -74,7 +75,7 @@ public class RedisBackend implements RateLimitBackend {
     private static final String DRY_RUN = "1";
     private static final String CHECK_AS_IS = "2";
 
-    private Uni<long[]> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
+    private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
         String[] args = new String[2 + policies.length * 6];
         args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
         args[1] = mode;
@@ -91,7 +92,7 @@ public class RedisBackend implements RateLimitBackend {
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return executor.execute(script, batch, policyTable, policies, keys, args, RedisBackend::toLongs);
+        return executor.execute(script, batch, policyTable, policies, keys, args, RedisBackend::reply);
     }
 
     /** The arguments every decision of a policy sends alike: algorithm, limit, window, burst, shadow. */
@@ -185,12 +186,11 @@ public class RedisBackend implements RateLimitBackend {
     private record Encoded(Policy policy, String[] args) {
     }
 
-    private Uni<long[]> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+    private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
             Map<String, List<Integer>> groups) {
         List<List<Integer>> parts = new ArrayList<>(groups.values());
         Uni<Void> checked = Uni.createFrom().voidItem();
-        long[] merged = new long[1 + 4 * policies.length];
-        merged[0] = 1;
+        BackendReply.Builder merged = BackendReply.builder(policies.length);
         // first pass: check every group without charging; a denial then reports the state as it stands
         String checkMode = dryRun ? DRY_RUN : CHECK_AS_IS;
         for (List<Integer> part : parts) {
@@ -198,23 +198,23 @@ public class RedisBackend implements RateLimitBackend {
                     .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
         }
         return checked.chain(() -> {
-            if (merged[0] == 0 || dryRun) {
-                return Uni.createFrom().item(merged);
+            if (!merged.admitted() || dryRun) {
+                return Uni.createFrom().item(merged.build());
             }
             // second pass: charge group by group; groups after a denial keep their uncharged view
-            long[] result = merged.clone();
+            BackendReply.Builder result = merged;
             Uni<Void> charged = Uni.createFrom().voidItem();
             for (List<Integer> part : parts) {
-                charged = charged.chain(() -> result[0] == 0
+                charged = charged.chain(() -> !result.admitted()
                         ? Uni.createFrom().voidItem()
                         : callPart(policies, keys, costs, nowMicros, CHARGE, part)
                                 .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
             }
-            return charged.map(ignored -> result);
+            return charged.map(ignored -> result.build());
         });
     }
 
-    private Uni<long[]> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
+    private Uni<BackendReply> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
             List<Integer> part) {
         Policy[] p = new Policy[part.size()];
         String[] k = new String[part.size()];
@@ -228,12 +228,12 @@ public class RedisBackend implements RateLimitBackend {
         return call(p, k, c, nowMicros, mode);
     }
 
-    private static void mergeInto(long[] target, long[] partResult, List<Integer> part) {
-        if (partResult[0] == 0) {
-            target[0] = 0;
+    private static void mergeInto(BackendReply.Builder target, BackendReply partResult, List<Integer> part) {
+        if (!partResult.allAdmitted()) {
+            target.denied();
         }
         for (int j = 0; j < part.size(); j++) {
-            System.arraycopy(partResult, 1 + 4 * j, target, 1 + 4 * part.get(j), 4);
+            target.policy(part.get(j), partResult, j);
         }
     }
 
@@ -245,12 +245,12 @@ public class RedisBackend implements RateLimitBackend {
         return groups;
     }
 
-    static long[] toLongs(Response r) {
+    static BackendReply reply(Response r) {
         int n = r.size();
-        long[] out = new long[n];
+        long[] values = new long[n];
         for (int i = 0; i < n; i++) {
-            out[i] = r.get(i).toLong();
+            values[i] = r.get(i).toLong();
         }
-        return out;
+        return BackendReply.ofScriptOrder(values);
     }
 }

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.local.Eviction;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
@@ -132,11 +132,11 @@ public final class DenyCache {
     /**
      * Records the denials in a backend reply.
      *
-     * @param reply the scripts' reply layout (see {@link RateLimitBackend#decide})
+     * @param reply what the backend answered
      * @param sentAt when the call was sent, on {@code nanoClock}
      */
-    public void remember(Policy[] policies, String[] keys, long[] costs, long[] reply, long sentAt) {
-        if (reply[0] == 1) {
+    public void remember(Policy[] policies, String[] keys, long[] costs, BackendReply reply, long sentAt) {
+        if (reply.allAdmitted()) {
             return;
         }
         long now = nanoClock.getAsLong();
@@ -144,9 +144,8 @@ public final class DenyCache {
         boolean any = false;
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
-            int b = 1 + 4 * i;
-            long retryMs = reply[b + 2];
-            if (reply[b] == 1 || p.shadow() || retryMs <= 0) {
+            long retryMs = reply.retryMillis(i);
+            if (reply.admitted(i) || p.shadow() || retryMs <= 0) {
                 continue; // admitted, never enforced, or never admissible (the limiter refuses such costs)
             }
             long retryNanos = retryMs * 1_000_000;
@@ -156,7 +155,7 @@ public final class DenyCache {
             }
             // each denial is a true statement, the latest the freshest
             entries.put(Key.of(p, keys[i]), new Entry(costs[i], expiresAt, now + retryNanos,
-                    now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
+                    now + reply.resetMillis(i) * 1_000_000, reply.remaining(i)));
             latestExpiry = any ? Math.max(latestExpiry, expiresAt) : expiresAt;
             any = true;
         }
@@ -166,10 +165,9 @@ public final class DenyCache {
         // what the same reply said of the request's other policies, so that a cached answer reports them
         // too; such entries never cover a request themselves (their cost is unreachable)
         for (int i = 0; i < policies.length; i++) {
-            int b = 1 + 4 * i;
-            if (reply[b] == 1 || policies[i].shadow() || reply[b + 2] <= 0) {
+            if (reply.admitted(i) || policies[i].shadow() || reply.retryMillis(i) <= 0) {
                 entries.putIfAbsent(Key.of(policies[i], keys[i]), new Entry(Long.MAX_VALUE, latestExpiry, 0,
-                        now + Math.max(0, reply[b + 3]) * 1_000_000, Math.max(0, reply[b + 1])));
+                        now + reply.resetMillis(i) * 1_000_000, reply.remaining(i)));
             }
         }
         // over the bound: expired entries go first, then those closest to expiry (forgetting is safe)

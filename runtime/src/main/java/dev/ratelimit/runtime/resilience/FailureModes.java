@@ -10,7 +10,6 @@ import org.jboss.logging.Logger;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.backend.BackendReplies;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.FailureMode;
@@ -55,8 +54,7 @@ public final class FailureModes {
             case FAIL_CLOSED:
                 return synthetic(ps, false, Source.FAILED_CLOSED);
             default:
-                return BackendReplies.decision(ps,
-                        local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false), Source.LOCAL);
+                return local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false).decision(ps, Source.LOCAL);
         }
     }
 
