@@ -1,7 +1,6 @@
 package dev.ratelimit.runtime;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,28 +13,24 @@ import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyMode;
 import dev.ratelimit.runtime.policy.PolicyProperties;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
-import io.quarkus.runtime.configuration.ConfigurationException;
 
-/** The policies of the runtime configuration, resolved and validated once at start-up. */
+/** The policies of the runtime configuration, resolved and validated once at start-up (see {@link StartupChecks}). */
 final class ConfiguredPolicies {
 
     private ConfiguredPolicies() {
     }
 
-    /** Resolves every policy; fails with one message per problem. */
-    public static PolicyRegistry from(RateLimitRuntimeConfig config) {
-        return from(config, new PolicyProperties(ConfigProvider.getConfig()));
-    }
-
     /**
      * Resolves every policy from the mapping, each attribute taken from the spelling that set it when the mapping
-     * read another one (see {@link PolicyProperties}); fails with one message per problem.
+     * read another one (see {@link PolicyProperties}); adds one message per problem to {@code errors} and leaves
+     * the policy out.
      */
-    static PolicyRegistry from(RateLimitRuntimeConfig config, PolicyProperties spelled) {
-        List<String> errors = new ArrayList<>();
+    static PolicyRegistry from(RateLimitRuntimeConfig config, List<String> errors) {
+        PolicyProperties spelled = new PolicyProperties(ConfigProvider.getConfig());
         Map<String, Policy> resolved = new TreeMap<>();
         config.policies().forEach((name, p) -> {
             int before = errors.size();
@@ -44,7 +39,7 @@ final class ConfiguredPolicies {
             Optional<Duration> window = spelled.value(name, "window", Duration.class).or(p::window);
             OptionalInt burst = orElse(spelled.value(name, "burst", Integer.class), p.burst());
             String key = spelled.value(name, "key", String.class).orElse(p.key());
-            String mode = spelled.value(name, "mode", String.class).orElse(p.mode());
+            String mode = spelled.value(name, "mode", String.class).orElse(p.mode().configName());
             List<String> paths = spelled.values(name, "paths").or(p::paths).orElse(List.of());
             List<String> methods = spelled.values(name, "methods").or(p::methods).orElse(List.of());
             FailureMode onFailure = spelled.value(name, "on-failure", FailureMode.class).or(p::onFailure)
@@ -60,14 +55,10 @@ final class ConfiguredPolicies {
             if (errors.size() == before) {
                 long l = limit.getAsInt();
                 resolved.put(name, new Policy(name, Algorithm.fromConfigName(algorithm), l, window.get(),
-                        burst.isPresent() ? burst.getAsInt() : l, key, "shadow".equals(mode), onFailure, paths,
+                        burst.isPresent() ? burst.getAsInt() : l, key, PolicyMode.fromConfigName(mode) == PolicyMode.SHADOW, onFailure, paths,
                         methods.stream().map(m -> m.toUpperCase(java.util.Locale.ROOT)).toList()));
             }
         });
-        if (!errors.isEmpty()) {
-            throw new ConfigurationException("Invalid rate-limit configuration (" + errors.size() + " problem"
-                    + (errors.size() > 1 ? "s" : "") + "):\n  - " + String.join("\n  - ", errors));
-        }
         return new PolicyRegistry(resolved);
     }
 

@@ -12,10 +12,12 @@ import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
+import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.policy.KeySource;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
@@ -23,7 +25,6 @@ import dev.ratelimit.runtime.redis.RedisBackend;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;
-import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.mutiny.redis.client.Redis;
 
 /**
@@ -45,14 +46,10 @@ public class RateLimitProducer {
     @Singleton
     @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
-            Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics) {
-        PolicyRegistry policies = ConfiguredPolicies.from(config);
-        int maxKeys = config.local().maxKeys();
-        if (maxKeys < 1) {
-            throw new ConfigurationException("quarkus.ratelimit.local.max-keys is " + maxKeys
-                    + ": set it to 1 or more (the most keys the in-process limiter holds state for)");
-        }
-        LocalBackend local = new LocalBackend(maxKeys);
+            Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics,
+            @Any Instance<KeyResolver> resolvers) {
+        PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null);
+        LocalBackend local = new LocalBackend(config.local().maxKeys());
         RateLimitBackend backend = local;
         Optional<String> clientName = buildConfig.redis().clientName();
         if (config.backend() == RateLimitRuntimeConfig.Backend.LOCAL) {
@@ -64,18 +61,9 @@ public class RateLimitProducer {
             Redis redis = clientName.isPresent()
                     ? namedClients.select(RedisClientName.Literal.of(clientName.get())).get()
                     : defaultClient.get();
-            int maxBatch = config.redis().maxBatch();
-            if (maxBatch < 1) {
-                throw new ConfigurationException("quarkus.ratelimit.redis.max-batch is " + maxBatch
-                        + ": set it to 1 or more (1 sends every decision alone)");
-            }
-            int connections = config.redis().connections();
-            if (connections < 1) {
-                throw new ConfigurationException("quarkus.ratelimit.redis.connections is " + connections
-                        + ": set it to 1 or more");
-            }
             boolean cluster = isCluster(clientName);
-            LuaScriptExecutor executor = new LuaScriptExecutor(redis, cluster ? 1 : maxBatch, connections);
+            LuaScriptExecutor executor = new LuaScriptExecutor(redis, cluster ? 1 : config.redis().maxBatch(),
+                    config.redis().connections());
             backend = new RedisBackend(executor, scripts, cluster);
             if (config.redis().preloadScripts()) {
                 executor.preload(scripts.all()).subscribe().with(
@@ -95,8 +83,8 @@ public class RateLimitProducer {
         return limiter;
     }
 
-    /** Creates the limiter eagerly: invalid policies must fail the start. */
-    void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter, HttpLimits http) {
+    /** Creates the limiter eagerly: an invalid configuration must fail the start (see {@link StartupChecks}). */
+    void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter) {
         LOG.debugf("Rate limiting ready: %d policies on the %s backend", limiter.policies().all().size(),
                 limiter.backend().name());
     }

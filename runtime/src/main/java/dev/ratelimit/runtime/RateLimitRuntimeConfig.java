@@ -8,6 +8,7 @@ import java.util.OptionalInt;
 
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyMode;
 import io.quarkus.runtime.annotations.ConfigDocMapKey;
 import io.quarkus.runtime.annotations.ConfigDocSection;
 import io.quarkus.runtime.annotations.ConfigPhase;
@@ -104,9 +105,9 @@ public interface RateLimitRuntimeConfig {
          * Most decisions sent to Redis in one script run. When decisions arrive while earlier ones
          * are still waiting for Redis, those made on one event loop in the same turn go together:
          * Redis parses one command and writes one reply for all of them, and reads and writes a key
-         * once however many of them touch it; under load it decided 2 to 3.4 times as many per
-         * second in the benchmark (see the performance page). A decision made while nothing is in
-         * flight is sent at once, alone. Each decision is still atomic and all-or-nothing. `1` sends every decision alone. Not used with a Redis Cluster, where a
+         * once however many of them touch it (the performance page measures the gain). A decision
+         * made while nothing is in flight is sent at once, alone. Each decision is still atomic and
+         * all-or-nothing. `1` sends every decision alone. Not used with a Redis Cluster, where a
          * script run may only touch one slot.
          */
         @WithDefault("16")
@@ -201,14 +202,14 @@ public interface RateLimitRuntimeConfig {
          * `-Remaining`, `-Reset`), or `none`. `Retry-After` is always sent on a 429.
          */
         @WithDefault("ietf,legacy")
-        List<String> headers();
+        List<HeaderFamily> headers();
 
         /**
          * What a `header:Name` policy does when the request lacks the header: `ip` counts it
          * against the client address, `deny` answers 429.
          */
         @WithDefault("ip")
-        String missingHeader();
+        MissingHeader missingHeader();
 
         /**
          * IPv6 clients are grouped by this prefix length (a client usually controls a whole /64),
@@ -223,11 +224,18 @@ public interface RateLimitRuntimeConfig {
      * One policy.
      */
     interface PolicyConfig {
+        /** The algorithm of a policy that names none (the build reads unmapped values with the same defaults). */
+        String DEFAULT_ALGORITHM = "token-bucket";
+        /** The key of a policy that names none. */
+        String DEFAULT_KEY = "ip";
+        /** The mode of a policy that names none. */
+        String DEFAULT_MODE = "enforce";
+
         /**
          * The algorithm: `fixed-window`, `sliding-window-log`, `sliding-window-counter`,
          * `token-bucket`, `leaky-bucket` or `gcra`.
          */
-        @WithDefault("token-bucket")
+        @WithDefault(DEFAULT_ALGORITHM)
         String algorithm();
 
         /**
@@ -251,7 +259,7 @@ public interface RateLimitRuntimeConfig {
          * What a request is counted against: `ip`, `principal`, `header:Name` (e.g. `header:X-Api-Key`), `global`, or the
          * `@Identifier`/`@Named` name of a `KeyResolver` bean.
          */
-        @WithDefault("ip")
+        @WithDefault(DEFAULT_KEY)
         String key();
 
         /**
@@ -271,13 +279,35 @@ public interface RateLimitRuntimeConfig {
          * `enforce` denies over-limit requests; `shadow` decides and reports (headers, metrics and, for
          * requests the REST filter decides, a DEBUG log line) but never denies, for dark-launching a limit.
          */
-        @WithDefault("enforce")
-        String mode();
+        @WithDefault(DEFAULT_MODE)
+        PolicyMode mode();
 
         /**
          * Overrides `quarkus.ratelimit.on-failure` for this policy.
          */
         Optional<FailureMode> onFailure();
+    }
+
+    /**
+     * Rate-limit header families.
+     */
+    enum HeaderFamily {
+        /** {@code RateLimit-Policy} and {@code RateLimit}, as draft-ietf-httpapi-ratelimit-headers defines them. */
+        IETF,
+        /** {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining} and {@code X-RateLimit-Reset}. */
+        LEGACY,
+        /** No rate-limit headers ({@code Retry-After} is still sent on a 429). */
+        NONE
+    }
+
+    /**
+     * What a {@code header:Name} key does when the request lacks the header.
+     */
+    enum MissingHeader {
+        /** Counts the request against the client address. */
+        IP,
+        /** Answers 429. */
+        DENY
     }
 
     /**

@@ -2,9 +2,6 @@ package dev.ratelimit.deployment.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.lang.reflect.Field;
-import java.util.Map;
-
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -14,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.runtime.HttpLimits;
+import dev.ratelimit.runtime.http.HttpLimits;
 import io.quarkus.arc.Arc;
 import io.quarkus.test.QuarkusUnitTest;
 import io.restassured.RestAssured;
@@ -62,9 +59,7 @@ class RequestScopedBeanTest {
         }
         RestAssured.get("/quota").then().statusCode(429).header("Retry-After", org.hamcrest.Matchers.notNullValue());
 
-        Field f = HttpLimits.class.getDeclaredField("interceptedMethods");
-        f.setAccessible(true);
-        Map<?, ?> methods = (Map<?, ?>) f.get(Arc.container().instance(HttpLimits.class).get());
-        assertEquals(1, methods.size(), "methods resolved after 4 requests, each with its own bean instance");
+        int methods = Arc.container().instance(HttpLimits.class).get().methods().interceptedMethods();
+        assertEquals(1, methods, "methods resolved after 4 requests, each with its own bean instance");
     }
 }

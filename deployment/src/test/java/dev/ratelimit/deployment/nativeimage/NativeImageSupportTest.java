@@ -21,6 +21,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.PolicyMode;
 import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.bootstrap.classloading.ClassLoaderEventListener;
@@ -181,10 +182,10 @@ class NativeImageSupportTest {
     private static boolean registeredByQuarkus(String className) {
         return className.endsWith("$$CMImpl")
                 || className.startsWith("dev.ratelimit.runtime.RateLimitRuntimeConfig$")
-                // the enum of quarkus.ratelimit.on-failure and policies."<name>".on-failure
-                || className.equals(FailureMode.class.getName())
+                // the enums of quarkus.ratelimit.on-failure and policies."<name>".on-failure and .mode
+                || className.equals(FailureMode.class.getName()) || className.equals(PolicyMode.class.getName())
                 || className.equals(RateLimit.class.getName()) || className.equals(RateLimit.List.class.getName())
-                || className.startsWith("dev.ratelimit.runtime.RateLimitFilter$ExceptionMapper$");
+                || className.startsWith("dev.ratelimit.runtime.http.RateLimitFilter$ExceptionMapper$");
     }
 
     @Test

@@ -1,5 +1,11 @@
 package dev.ratelimit.runtime.policy;
 
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+
+import dev.ratelimit.KeyResolver;
+import io.smallrye.common.annotation.Identifier;
+
 /**
  * The syntax of a policy's {@code key}: {@code ip}, {@code principal}, {@code global},
  * {@code header:<Name>}, or the name of a {@code KeyResolver} bean.
@@ -31,5 +37,12 @@ public final class KeySource {
     /** Whether {@code key} names a user's {@code KeyResolver} bean rather than a built-in source. */
     public static boolean isResolverName(String key) {
         return !IP.equals(key) && !PRINCIPAL.equals(key) && !GLOBAL.equals(key) && !key.startsWith(HEADER_PREFIX);
+    }
+
+    /** The {@link KeyResolver} bean a key names, by {@code @Identifier} or else {@code @Named}, or {@code null}. */
+    public static KeyResolver resolver(Instance<KeyResolver> all, String name) {
+        Instance<KeyResolver> byId = all.select(Identifier.Literal.of(name));
+        Instance<KeyResolver> found = byId.isResolvable() ? byId : all.select(NamedLiteral.of(name));
+        return found.isResolvable() ? found.get() : null;
     }
 }

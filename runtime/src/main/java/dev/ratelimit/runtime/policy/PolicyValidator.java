@@ -88,9 +88,9 @@ public final class PolicyValidator {
             errors.add(String.format("Policy '%s' has key '%s': %s (property %s)", policy, key, keyError,
                     property(policy, "key")));
         }
-        if (!"enforce".equals(mode) && !"shadow".equals(mode)) {
-            errors.add(String.format("Policy '%s' has mode '%s': set %s to enforce or shadow", policy, mode,
-                    property(policy, "mode")));
+        if (PolicyMode.fromConfigName(mode) == null) {
+            errors.add(String.format("Policy '%s' has mode '%s': set %s to %s or %s", policy, mode,
+                    property(policy, "mode"), PolicyMode.ENFORCE.configName(), PolicyMode.SHADOW.configName()));
         }
     }
 }

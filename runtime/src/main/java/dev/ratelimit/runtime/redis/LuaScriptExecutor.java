@@ -15,44 +15,16 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
 /**
- * Runs a recorded script on the Quarkus Redis client, without blocking: {@code EVALSHA} first, and
- * when the server does not know the script ({@code NOSCRIPT}: a restart, {@code SCRIPT FLUSH}, a
- * cluster node that never saw it, a promoted replica) {@code EVAL} with the body, which also caches
- * it there for the next call. Works the same on standalone, sentinel and cluster clients, since the
- * client routes each command by its first key.
- * <h2>Connections: pipelined, not pooled</h2>
- * The client's {@code send} borrows a pooled connection for each command and holds it until the
- * reply: at most {@code max-pool-size} (default 6) decisions are in flight, the next
- * {@code max-pool-waiting} (24) queue, and any beyond are refused ({@code ConnectionPoolTooBusyException})
- * — 64 concurrent requests already fall to the failure mode. And Redis, seeing one command per
- * connection at a time, pays a read and a write system call for each.
+ * Runs a recorded script on the Quarkus Redis client without blocking: {@code EVALSHA}, and {@code EVAL} with the
+ * body when the server does not know the script ({@code NOSCRIPT}: a restart, a flush, a new cluster node).
  * <p>
- * So calls are pipelined instead, on a few connections this executor takes from the client and
- * keeps ({@code connections} at most, whatever the load): any number of calls are in flight on
- * each, Redis reads and answers them in batches, and nothing is refused. A caller on an event loop
- * keeps using the connection bound to its own event loop, so its reply is parsed and its decision
- * completed on its own thread, without a hand-off; other threads share them. Connections are taken
- * lazily, on first use, so an application that never decides never holds one.
- * <p>
- * A connection is dropped and replaced on the next call when it closes, fails, or answered nothing
- * for {@link #STALL_NANOS} while calls waited on it (checked when a caller gives up on a call: a hung
- * connection would otherwise time out every call sent on it until TCP gives up, many minutes later). With a cluster client each connection is a cluster connection: it keeps
- * a link to every primary and routes by slot, following {@code MOVED}/{@code ASK}; when a node goes
- * away it is replaced with a fresh view of the slots.
- * <h2>Batches</h2>
- * A call made with a batch script ({@link #execute(LuaScript, LuaScript, BatchFormat, Object, String[], String[], Function)})
- * is sent alone when its connection has nothing in flight, so an idle application waits for nothing.
- * When calls are already waiting for Redis, it joins the calls made on the same event loop in the
- * same turn (the replies of one read from Redis release many callers, and each makes its next call)
- * and they go as one run of the batch script, up to {@code maxBatch} calls per run (the next calls of
- * callers answered together go in two runs, so that Redis works on one while the other is made; see
- * {@code ScriptChannel.submit}): Redis parses one
- * command, runs one script, and writes one reply for all of them. This is what keeps Redis, whose
- * one thread is the bound under load, from spending most of its time on per-command work. And the
- * replies to several runs that arrive together are handled one event-loop task each, so that the run
- * made by the callers of one goes to Redis while the callers of the next are answered. Callers
- * on other threads (workers, blocking code) are sent alone, as are all calls on a cluster (a batch
- * would span slots).
+ * Calls are pipelined on a few connections it keeps ({@link ScriptChannel}), not borrowed from the client's pool
+ * per command: a pool caps the calls in flight and refuses the rest, and Redis would pay two system calls per
+ * command. A caller on an event loop uses the connection of its own event loop, so its reply completes on its
+ * thread. Calls made on one event loop in one turn while others wait for Redis go as one run of the batch script
+ * ({@link BatchRun}): Redis, single-threaded and the bound under load, then parses one command and writes one reply
+ * for many decisions. A connection that closes, fails or stalls is replaced on the next call. The architecture page
+ * tells the whole path.
  */
 public class LuaScriptExecutor {
 

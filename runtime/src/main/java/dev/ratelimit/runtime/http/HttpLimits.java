@@ -1,27 +1,25 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.http;
 
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.HeaderFamily;
+import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.policy.PolicyValidator;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
-import dev.ratelimit.runtime.policy.RateLimitedMethods;
 
 /**
- * What the filter and the interceptor share: the checks of a request (its spec'd and path policies,
- * their keys), start-up checks of what the build could not see, and the renderer of decisions
- * ({@link RateLimitHeaders}).
+ * What the filter and the interceptor share: the limits of a method ({@link MethodTargets}), the checks of a request
+ * (its annotated and path policies, their keys) and the renderer of decisions ({@link RateLimitHeaders}).
  */
 @Singleton
 public class HttpLimits {
@@ -34,69 +32,24 @@ public class HttpLimits {
     private final DefaultRateLimiter limiter;
     private final KeyResolution keys;
     private final RateLimitHeaders headers;
+    private final MethodTargets methods = new MethodTargets();
     private final List<Policy> pathPolicies = new ArrayList<>();
-    /**
-     * Per method the interceptor met: its key and specs, resolved once for the application (an
-     * interceptor instance lives as long as its bean instance, one request for a request-scoped bean).
-     */
-    private final Map<Method, RateLimitInterceptor.Target> interceptedMethods = new ConcurrentHashMap<>();
 
     HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config) {
         this.limiter = limiter;
         this.keys = keys;
-        List<String> families = config.http().headers();
-        for (String f : families) {
-            if (!List.of("ietf", "legacy", "none").contains(f)) {
-                throw new io.quarkus.runtime.configuration.ConfigurationException("quarkus.ratelimit.http.headers has '"
-                        + f + "': use ietf, legacy, both (ietf,legacy) or none");
-            }
-        }
-        this.headers = new RateLimitHeaders(families.contains("ietf"), families.contains("legacy"));
+        List<HeaderFamily> families = config.http().headers();
+        this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY));
         for (Policy p : limiter.policies().all()) {
             if (!p.paths().isEmpty()) {
                 pathPolicies.add(p);
             }
         }
-        List<String[]> sources = new ArrayList<>();
-        for (Policy p : limiter.policies().all()) {
-            sources.add(new String[] { p.key(), PolicyValidator.property(p.name(), "key") });
-        }
-        List<String> costErrors = new ArrayList<>();
-        RateLimitedMethods.all().forEach((method, specs) -> {
-            for (RateLimitSpec s : specs) {
-                if (s.key() != null && !s.key().isEmpty()) {
-                    sources.add(new String[] { s.key(), "@RateLimit(key) on " + method });
-                }
-                checkCost(method, s, costErrors);
-            }
-        });
-        if (!costErrors.isEmpty()) {
-            throw new io.quarkus.runtime.configuration.ConfigurationException("Invalid rate-limit costs:\n  - "
-                    + String.join("\n  - ", costErrors));
-        }
-        keys.validate(sources);
     }
 
-    /** The build checked costs against the values it saw; values set at start-up may be lower. */
-    private void checkCost(String method, RateLimitSpec s, List<String> errors) {
-        if (!limiter.policies().contains(s.policy())) {
-            errors.add("@RateLimit(\"" + s.policy() + "\") on " + method + " names a policy that is not configured at "
-                    + "start-up: define " + PolicyValidator.property(s.policy(), "limit") + " and "
-                    + PolicyValidator.property(s.policy(), "window"));
-            return;
-        }
-        Policy p = limiter.policies().get(s.policy());
-        if (s.cost() > p.capacity()) {
-            errors.add("@RateLimit(value=\"" + s.policy() + "\", cost=" + s.cost() + ") on " + method
-                    + " can never be admitted: the policy's capacity is " + p.capacity() + "; raise "
-                    + PolicyValidator.property(p.name(), p.algorithm().usesBurst() && p.burst() != p.limit() ? "burst" : "limit")
-                    + " or lower the cost");
-        }
-    }
-
-    /** The key and specs of a method the interceptor met, resolved on its first call. */
-    RateLimitInterceptor.Target interceptedMethod(Method method) {
-        return interceptedMethods.computeIfAbsent(method, RateLimitInterceptor.Target::of);
+    /** The limits of the methods the filter and the interceptor meet. */
+    public MethodTargets methods() {
+        return methods;
     }
 
     /** How a decision is written on a response. */

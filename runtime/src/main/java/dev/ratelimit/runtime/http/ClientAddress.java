@@ -1,10 +1,10 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.http;
 
-import static dev.ratelimit.runtime.ForwardedSyntax.forwardedElement;
-import static dev.ratelimit.runtime.ForwardedSyntax.literal;
-import static dev.ratelimit.runtime.ForwardedSyntax.node;
-import static dev.ratelimit.runtime.ForwardedSyntax.previousSeparator;
-import static dev.ratelimit.runtime.ForwardedSyntax.trim;
+import static dev.ratelimit.runtime.http.ForwardedSyntax.forwardedElement;
+import static dev.ratelimit.runtime.http.ForwardedSyntax.literal;
+import static dev.ratelimit.runtime.http.ForwardedSyntax.node;
+import static dev.ratelimit.runtime.http.ForwardedSyntax.previousSeparator;
+import static dev.ratelimit.runtime.http.ForwardedSyntax.trim;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.ForwardedSyntax.Hop;
+import dev.ratelimit.runtime.http.ForwardedSyntax.Hop;
 import io.quarkus.runtime.configuration.CidrAddressConverter;
 import io.quarkus.runtime.configuration.InetSocketAddressConverter;
 import io.quarkus.vertx.http.runtime.ForwardedInfo;

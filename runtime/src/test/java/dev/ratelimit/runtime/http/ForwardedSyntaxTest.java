@@ -1,6 +1,6 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.http;
 
-import static dev.ratelimit.runtime.ClientAddressTest.ip;
+import static dev.ratelimit.runtime.http.ClientAddressTest.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 

@@ -1,26 +1,24 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.http;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
-import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.MissingHeader;
 import dev.ratelimit.runtime.policy.KeySource;
-import io.quarkus.runtime.configuration.ConfigurationException;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.vertx.http.runtime.VertxHttpConfig;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
-import io.smallrye.common.annotation.Identifier;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -50,28 +48,8 @@ public class KeyResolution {
         List<String> trustedProxies = ConfigProvider.getConfig()
                 .getOptionalValues("quarkus.http.proxy.trusted-proxies", String.class).orElse(List.of());
         this.clientAddress = ClientAddress.from(httpConfig.proxy(), trustedProxies);
-        String missing = config.http().missingHeader();
-        if (!"ip".equals(missing) && !"deny".equals(missing)) {
-            throw new ConfigurationException("quarkus.ratelimit.http.missing-header is '" + missing
-                    + "': set it to ip or deny");
-        }
-        this.denyMissingHeader = "deny".equals(missing);
+        this.denyMissingHeader = config.http().missingHeader() == MissingHeader.DENY;
         this.resolvers = resolvers;
-    }
-
-    /** Checks that every key source naming a {@link KeyResolver} bean has one; fails the start otherwise. */
-    public void validate(Iterable<String[]> sourcesAndWhere) {
-        List<String> errors = new ArrayList<>();
-        for (String[] s : sourcesAndWhere) {
-            if (KeySource.isResolverName(s[0]) && lookup(s[0]) == null) {
-                errors.add("Key '" + s[0] + "' (" + s[1] + ") is neither ip, principal, global nor header:<Name>, "
-                        + "and no KeyResolver bean is named so: add @Identifier(\"" + s[0]
-                        + "\") to a KeyResolver bean or fix the key");
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw new ConfigurationException("Invalid rate-limit keys:\n  - " + String.join("\n  - ", errors));
-        }
     }
 
     /**
@@ -134,12 +112,10 @@ public class KeyResolution {
         if (cached != null) {
             return cached;
         }
-        Instance<KeyResolver> byId = resolvers.select(Identifier.Literal.of(name));
-        Instance<KeyResolver> found = byId.isResolvable() ? byId : resolvers.select(NamedLiteral.of(name));
-        if (!found.isResolvable()) {
+        KeyResolver r = KeySource.resolver(resolvers, name);
+        if (r == null) {
             return null;
         }
-        KeyResolver r = found.get();
         resolverCache.put(name, r);
         return r;
     }

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.http;
 
 import java.nio.charset.StandardCharsets;
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.interceptor;
 
 import java.lang.reflect.Method;
 import java.util.List;
@@ -14,8 +14,9 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.runtime.http.HttpLimits;
+import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
-import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ManagedContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
@@ -39,14 +40,6 @@ public class RateLimitInterceptor {
     private final HttpLimits http;
     private final CurrentVertxRequest currentRequest;
 
-    /** An intercepted method's key and specs (cached by {@link HttpLimits#interceptedMethod}). */
-    record Target(String key, RateLimitSpec[] specs) {
-        static Target of(Method m) {
-            String key = RateLimitedMethods.methodKey(m);
-            return new Target(key, RateLimitedMethods.get(key));
-        }
-    }
-
     RateLimitInterceptor(HttpLimits http, CurrentVertxRequest currentRequest) {
         this.http = http;
         this.currentRequest = currentRequest;
@@ -55,8 +48,8 @@ public class RateLimitInterceptor {
     @AroundInvoke
     Object limit(InvocationContext ctx) throws Exception {
         Method method = ctx.getMethod();
-        Target target = http.interceptedMethod(method);
-        String key = target.key();
+        Target target = http.methods().intercepted(method);
+        String key = target.methodKey();
         RateLimitSpec[] specs = target.specs();
         if (specs.length == 0) {
             return ctx.proceed();

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime;
+package dev.ratelimit.runtime.http;
 
 import java.util.function.BiConsumer;
 

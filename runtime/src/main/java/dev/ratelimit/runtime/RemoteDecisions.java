@@ -1,0 +1,242 @@
+package dev.ratelimit.runtime;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.resilience.BackendErrors;
+import dev.ratelimit.runtime.resilience.CallTimeouts;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.DenyCache;
+import dev.ratelimit.runtime.resilience.FailureModes;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.operators.AbstractUni;
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
+
+/**
+ * Decisions by the shared backend, guarded: the {@link DenyCache} answers a key Redis just denied without a call,
+ * the {@link CircuitBreaker} makes no call while Redis is down, every call has its timeout ({@link CallTimeouts}),
+ * and when a call fails, times out or is not made the {@link FailureModes} decide.
+ */
+final class RemoteDecisions {
+
+    private final RateLimitBackend backend;
+    private final Duration timeout;
+    private final CallTimeouts timeouts;
+    /** Null when disabled. */
+    private final CircuitBreaker breaker;
+    /** Null when disabled. */
+    private final DenyCache denyCache;
+    private final RateLimitMetrics metrics;
+    private final BackendErrors errors;
+    private final FailureModes failureModes;
+    private final DecisionCounts counts;
+
+    RemoteDecisions(RateLimitBackend backend, Duration timeout, CallTimeouts timeouts, CircuitBreaker breaker,
+            DenyCache denyCache, RateLimitMetrics metrics, FailureModes failureModes, DecisionCounts counts) {
+        this.backend = backend;
+        this.timeout = timeout;
+        this.timeouts = timeouts;
+        this.breaker = breaker;
+        this.denyCache = denyCache;
+        this.metrics = metrics;
+        this.errors = new BackendErrors(backend.name(), metrics, System::nanoTime);
+        this.failureModes = failureModes;
+        this.counts = counts;
+    }
+
+    /** The decision, made when the caller subscribes (the cache, the breaker and the clock are consulted then). */
+    Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
+        return new RemoteDecision(ps, keys, costs);
+    }
+
+    /**
+     * A decision by the backend, as one object per call rather than a chain of Mutiny operators
+     * (each of which Quarkus decorates): on subscription it consults the deny cache and the breaker,
+     * then calls the backend under the shared {@link CallTimeouts}.
+     */
+    private final class RemoteDecision extends AbstractUni<RateLimitDecision> {
+        private final Policy[] ps;
+        private final String[] keys;
+        private final long[] costs;
+
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs) {
+            this.ps = ps;
+            this.keys = keys;
+            this.costs = costs;
+        }
+
+        @Override
+        public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
+            RemoteCall call = new RemoteCall(this, downstream);
+            downstream.onSubscribe(call);
+            if (call.finished()) {
+                return; // cancelled at once: no permit, no call
+            }
+            RateLimitDecision immediate;
+            try {
+                immediate = call.start();
+            } catch (RuntimeException e) {
+                if (call.claim()) {
+                    downstream.onFailure(e);
+                }
+                return;
+            }
+            if (immediate != null && call.claim()) {
+                downstream.onItem(immediate);
+            }
+        }
+    }
+
+    /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
+    private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<BackendReply>, UniSubscription {
+        private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
+                .newUpdater(RemoteCall.class, "done");
+
+        private final RemoteDecision request;
+        private final UniSubscriber<? super RateLimitDecision> downstream;
+        private volatile int done;
+        private volatile UniSubscription upstream;
+        private int permit;
+        private long sentAt;
+
+        RemoteCall(RemoteDecision request, UniSubscriber<? super RateLimitDecision> downstream) {
+            this.request = request;
+            this.downstream = downstream;
+        }
+
+        /** Answers at once (deny cache, open breaker) or calls the backend and returns null. */
+        RateLimitDecision start() {
+            Policy[] ps = request.ps;
+            if (denyCache != null) {
+                List<PolicyDecision> cached = denyCache.lookup(ps, request.keys, request.costs);
+                if (cached != null) {
+                    // all-or-nothing: one policy known to deny is enough, and Redis is not asked
+                    return counts.counted(ps, new RateLimitDecision(false, cached, Source.DENY_CACHE));
+                }
+            }
+            permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
+            if (permit == CircuitBreaker.REJECTED) {
+                return failureDecision(ps, request.keys, request.costs, null);
+            }
+            sentAt = System.nanoTime();
+            timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
+            AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false),
+                    this);
+            return null;
+        }
+
+        boolean claim() {
+            return DONE.compareAndSet(this, 0, 1);
+        }
+
+        @Override
+        public void onSubscribe(UniSubscription subscription) {
+            upstream = subscription;
+            if (done != 0) {
+                subscription.cancel(); // already timed out or cancelled
+            }
+        }
+
+        @Override
+        public void onItem(BackendReply reply) {
+            finish(reply, null);
+        }
+
+        @Override
+        public void onFailure(Throwable failure) {
+            finish(null, failure);
+        }
+
+        @Override
+        protected boolean finished() {
+            return done != 0;
+        }
+
+        @Override
+        protected void expire() {
+            if (claim()) {
+                cancelUpstream();
+                downstream.onItem(decide(null, new TimeoutException("no reply from the rate-limit backend within " + timeout)));
+            }
+        }
+
+        @Override
+        public void cancel() {
+            if (claim()) {
+                cancelUpstream();
+            }
+        }
+
+        private void cancelUpstream() {
+            UniSubscription u = upstream;
+            if (u != null) {
+                u.cancel();
+            }
+        }
+
+        void finish(BackendReply reply, Throwable error) {
+            if (!claim()) {
+                return;
+            }
+            RateLimitDecision d;
+            try {
+                d = decide(reply, error);
+            } catch (RuntimeException e) {
+                downstream.onFailure(e);
+                return;
+            }
+            downstream.onItem(d);
+        }
+
+        /** The decision for a reply, or for a failure (the failure mode's). */
+        private RateLimitDecision decide(BackendReply reply, Throwable error) {
+            Policy[] ps = request.ps;
+            // one clock read for the latency and the breaker (none when neither wants it)
+            long now = metrics != RateLimitMetrics.NONE || breaker != null ? System.nanoTime() : 0;
+            if (metrics != RateLimitMetrics.NONE) {
+                metrics.backendLatency(now - sentAt);
+            }
+            Throwable failure = error;
+            RateLimitDecision d = null;
+            if (failure == null) {
+                try {
+                    d = reply.decision(ps, Source.REDIS);
+                } catch (RuntimeException e) {
+                    failure = e; // a reply we cannot read: a broken backend, not the caller's problem
+                }
+            }
+            if (failure != null) {
+                if (breaker != null) {
+                    breaker.onFailure(permit, failure);
+                }
+                if (BackendErrors.isErrorReply(failure)) {
+                    errors.report(failure, ps);
+                }
+                return failureDecision(ps, request.keys, request.costs, failure);
+            }
+            if (breaker != null) {
+                breaker.onSuccess(permit, now);
+            }
+            if (denyCache != null && !d.allowed()) {
+                denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
+            }
+            return counts.counted(ps, d);
+        }
+    }
+
+    /** The failure mode's decision, counted; {@code failure} is null when the breaker refused the call. */
+    private RateLimitDecision failureDecision(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
+        return counts.counted(ps, failureModes.decide(ps, keys, costs, failure));
+    }
+
+}

@@ -1,0 +1,114 @@
+package dev.ratelimit.runtime.policy;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds the limits of a method about to run, for the REST filter (a resource method, known by class, name and
+ * parameter types) and for the interceptor (a reflected method), from what the build recorded in
+ * {@link RateLimitedMethods}. Each method is looked up once; after that a lookup allocates nothing, whatever the
+ * number of requests.
+ */
+public final class MethodTargets {
+
+    /** A method's key (see {@link RateLimitedMethods#methodKey}) and its limits, empty when it has none. */
+    public record Target(String methodKey, RateLimitSpec[] specs) {
+    }
+
+    private record Overload(Class<?>[] parameterTypes, Target target) {
+    }
+
+    /**
+     * Per resource class and method name, the overloads met so far. Not keyed by Quarkus REST's resource info: each
+     * request gets a new one, without {@code equals}.
+     */
+    private final Map<Class<?>, Map<String, Overload[]>> resourceMethods = new ConcurrentHashMap<>();
+    /** Per intercepted method; an interceptor instance lives only as long as its bean instance. */
+    private final Map<Method, Target> interceptedMethods = new ConcurrentHashMap<>();
+
+    /** The limits of a method the interceptor met. */
+    public Target intercepted(Method method) {
+        return interceptedMethods.computeIfAbsent(method, m -> {
+            String key = RateLimitedMethods.methodKey(m);
+            return new Target(key, RateLimitedMethods.get(key));
+        });
+    }
+
+    /**
+     * The limits of a resource method, as the build recorded them under the class that declares the annotated
+     * method: the resource class, a superclass, or an interface it implements (a JAX-RS interface).
+     */
+    public Target resource(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
+        Map<String, Overload[]> byName = resourceMethods.computeIfAbsent(resourceClass, c -> new ConcurrentHashMap<>());
+        Overload known = overload(byName.get(name), parameterTypes);
+        if (known != null) {
+            return known.target;
+        }
+        Overload met = new Overload(parameterTypes.clone(), declared(resourceClass, name, parameterTypes));
+        byName.merge(name, new Overload[] { met }, (overloads, added) -> {
+            if (overload(overloads, met.parameterTypes) != null) {
+                return overloads; // another thread met it first
+            }
+            Overload[] all = Arrays.copyOf(overloads, overloads.length + 1);
+            all[overloads.length] = met;
+            return all;
+        });
+        return met.target;
+    }
+
+    /** How many resource methods have been looked up (it must not grow with requests). */
+    public int resourceMethods() {
+        int n = 0;
+        for (Map<String, Overload[]> byName : resourceMethods.values()) {
+            for (Overload[] overloads : byName.values()) {
+                n += overloads.length;
+            }
+        }
+        return n;
+    }
+
+    /** How many intercepted methods have been looked up. */
+    public int interceptedMethods() {
+        return interceptedMethods.size();
+    }
+
+    private static Overload overload(Overload[] overloads, Class<?>[] parameterTypes) {
+        if (overloads != null) {
+            for (Overload o : overloads) {
+                if (Arrays.equals(o.parameterTypes, parameterTypes)) {
+                    return o;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Walks the hierarchy by name only, so nothing needs reflection in a native executable. */
+    private static Target declared(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            Target t = declaredIn(c, name, parameterTypes);
+            if (t != null) {
+                return t;
+            }
+        }
+        // not limited: the key the interceptor compares, under the resource class
+        return new Target(RateLimitedMethods.methodKey(resourceClass, name, parameterTypes), new RateLimitSpec[0]);
+    }
+
+    private static Target declaredIn(Class<?> type, String name, Class<?>[] parameterTypes) {
+        String key = RateLimitedMethods.methodKey(type, name, parameterTypes);
+        RateLimitSpec[] specs = RateLimitedMethods.get(key);
+        if (specs.length > 0) {
+            return new Target(key, specs);
+        }
+        for (Class<?> i : type.getInterfaces()) {
+            Target t = declaredIn(i, name, parameterTypes);
+            if (t != null) {
+                return t;
+            }
+        }
+        return null;
+    }
+}

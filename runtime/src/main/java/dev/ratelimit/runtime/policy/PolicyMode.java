@@ -1,0 +1,28 @@
+package dev.ratelimit.runtime.policy;
+
+import java.util.Locale;
+
+/**
+ * Whether a policy denies ({@code enforce}) or only decides and reports ({@code shadow}).
+ */
+public enum PolicyMode {
+    /** Denies requests over the limit. */
+    ENFORCE,
+    /** Decides and reports, never denies: for dark-launching a limit. */
+    SHADOW;
+
+    /** The value as written in the configuration. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The mode a configured value names, in either spelling the configuration converts, or {@code null}. */
+    public static PolicyMode fromConfigName(String value) {
+        for (PolicyMode m : values()) {
+            if (m.configName().equals(value) || m.name().equals(value)) {
+                return m;
+            }
+        }
+        return null;
+    }
+}
