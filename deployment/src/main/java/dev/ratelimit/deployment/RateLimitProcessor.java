@@ -1,35 +1,27 @@
 package dev.ratelimit.deployment;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-
-import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.jandex.AnnotationTransformation;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.deployment.validation.BuildTimePolicies;
+import dev.ratelimit.deployment.validation.RateLimitValidator;
 import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.HttpLimits;
-import dev.ratelimit.runtime.KeyResolution;
 import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
-import dev.ratelimit.runtime.RateLimitFilter;
-import dev.ratelimit.runtime.RateLimitInterceptor;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
+import dev.ratelimit.runtime.http.HttpLimits;
+import dev.ratelimit.runtime.http.KeyResolution;
+import dev.ratelimit.runtime.http.RateLimitFilter;
+import dev.ratelimit.runtime.interceptor.RateLimitInterceptor;
 import dev.ratelimit.runtime.metrics.MicrometerMetrics;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
-import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
@@ -42,7 +34,6 @@ import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
-import io.quarkus.deployment.builditem.HotDeploymentWatchedFileBuildItem;
 import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.runtime.metrics.MetricsFactory;
@@ -149,58 +140,5 @@ class RateLimitProcessor {
     @BuildStep
     void redisClient(RateLimitBuildTimeConfig config, BuildProducer<RequestedRedisClientBuildItem> requests) {
         config.redis().clientName().ifPresent(name -> requests.produce(new RequestedRedisClientBuildItem(name)));
-    }
-
-    /** Reads the extension's Lua sources from the runtime module (they are never read at run time). */
-    @BuildStep
-    void readScripts(BuildProducer<LuaScriptSourceBuildItem> sources, BuildProducer<HotDeploymentWatchedFileBuildItem> watched) {
-        ClassLoader cl = Thread.currentThread().getContextClassLoader();
-        for (String path : LuaScripts.sourcePaths()) {
-            try (InputStream in = cl.getResourceAsStream(path)) {
-                if (in == null) {
-                    throw new IllegalStateException("Lua script " + path + " is missing from the quarkus-ratelimit jar");
-                }
-                sources.produce(new LuaScriptSourceBuildItem(path, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
-            } catch (IOException e) {
-                throw new IllegalStateException("Cannot read Lua script " + path, e);
-            }
-            watched.produce(new HotDeploymentWatchedFileBuildItem(path));
-        }
-    }
-
-    /** Checks every source and composes and hashes the scripts; all broken files are reported together. */
-    @BuildStep
-    LuaScriptRegistryBuildItem composeScripts(List<LuaScriptSourceBuildItem> sourceItems) {
-        Map<String, String> sources = new TreeMap<>();
-        for (LuaScriptSourceBuildItem s : sourceItems) {
-            sources.put(s.path(), s.body());
-        }
-        List<String> errors = new ArrayList<>();
-        LuaScripts.check(sources, errors);
-        if (!errors.isEmpty()) {
-            throw new IllegalStateException("Invalid rate-limit Lua scripts:\n  - " + String.join("\n  - ", errors));
-        }
-        Map<String, String> scripts = LuaScripts.compose(sources);
-        for (Map.Entry<String, String> e : scripts.entrySet()) {
-            // composition must parse too (a file may be valid alone but not joined with the others)
-            String problem = LuaScripts.syntaxProblem(e.getKey(), e.getValue());
-            if (problem != null) {
-                errors.add("Lua script " + e.getKey() + " (composed) is broken: " + problem);
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw new IllegalStateException("Invalid rate-limit Lua scripts:\n  - " + String.join("\n  - ", errors));
-        }
-        return new LuaScriptRegistryBuildItem(scripts, LuaScripts.shas(scripts));
-    }
-
-    @BuildStep
-    @Record(ExecutionTime.STATIC_INIT)
-    SyntheticBeanBuildItem scriptRegistry(LuaScriptRegistryBuildItem registry, RateLimitRecorder recorder) {
-        return SyntheticBeanBuildItem.configure(LuaScriptRegistry.class)
-                .scope(Singleton.class)
-                .supplier(recorder.scripts(new TreeMap<>(registry.bodies()), new TreeMap<>(registry.shas())))
-                .unremovable()
-                .done();
     }
 }

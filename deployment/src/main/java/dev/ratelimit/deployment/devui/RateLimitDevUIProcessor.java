@@ -1,4 +1,4 @@
-package dev.ratelimit.deployment;
+package dev.ratelimit.deployment.devui;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +8,8 @@ import java.util.stream.Collectors;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
+import dev.ratelimit.deployment.validation.BuildTimePolicies;
 import io.quarkus.deployment.IsDevelopment;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.devui.spi.page.CardPageBuildItem;

@@ -1,4 +1,4 @@
-package dev.ratelimit.deployment;
+package dev.ratelimit.deployment.validation;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +9,7 @@ import java.util.Set;
 
 import org.eclipse.microprofile.config.Config;
 
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.PolicyConfig;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.PolicyProperties;
@@ -18,15 +19,15 @@ import dev.ratelimit.runtime.policy.PolicyValidator;
  * The policies as the build sees them. Policy names must be known at build time (annotations are
  * checked against them); their values may still change at start-up, where they are checked again.
  */
-final class BuildTimePolicies {
+public final class BuildTimePolicies {
 
     private final PolicyProperties properties;
 
-    BuildTimePolicies(Config config) {
+    public BuildTimePolicies(Config config) {
         this.properties = new PolicyProperties(config);
     }
 
-    Set<String> names() {
+    public Set<String> names() {
         return properties.names();
     }
 
@@ -35,8 +36,8 @@ final class BuildTimePolicies {
     }
 
     /** The capacity (largest admissible cost) of a policy, if its values are known and valid. */
-    OptionalInt capacity(String policy) {
-        Algorithm alg = Algorithm.fromConfigName(value(policy, "algorithm", String.class).orElse("token-bucket"));
+    public OptionalInt capacity(String policy) {
+        Algorithm alg = Algorithm.fromConfigName(value(policy, "algorithm", String.class).orElse(PolicyConfig.DEFAULT_ALGORITHM));
         Optional<Integer> limit = value(policy, "limit", Integer.class);
         Optional<Integer> burst = value(policy, "burst", Integer.class);
         if (alg == null || limit.isEmpty()) {
@@ -46,24 +47,24 @@ final class BuildTimePolicies {
     }
 
     /** The attribute that sets a policy's capacity: {@code burst} for bucket algorithms with one, else {@code limit}. */
-    String capacityAttribute(String policy) {
-        Algorithm alg = Algorithm.fromConfigName(value(policy, "algorithm", String.class).orElse("token-bucket"));
+    public String capacityAttribute(String policy) {
+        Algorithm alg = Algorithm.fromConfigName(value(policy, "algorithm", String.class).orElse(PolicyConfig.DEFAULT_ALGORITHM));
         return alg != null && alg.usesBurst() && value(policy, "burst", Integer.class).isPresent() ? "burst" : "limit";
     }
 
-    String key(String policy) {
-        return value(policy, "key", String.class).orElse("ip");
+    public String key(String policy) {
+        return value(policy, "key", String.class).orElse(PolicyConfig.DEFAULT_KEY);
     }
 
     /** Validates every policy's values; each problem becomes one exception. */
-    void validate(List<Throwable> errors) {
+    public void validate(List<Throwable> errors) {
         for (String name : names()) {
             List<String> messages = new ArrayList<>();
             try {
-                PolicyValidator.validate(name, value(name, "algorithm", String.class).orElse("token-bucket"),
+                PolicyValidator.validate(name, value(name, "algorithm", String.class).orElse(PolicyConfig.DEFAULT_ALGORITHM),
                         optionalInt(value(name, "limit", Integer.class)), value(name, "window", Duration.class),
-                        optionalInt(value(name, "burst", Integer.class)), "ip",
-                        value(name, "mode", String.class).orElse("enforce"), messages);
+                        optionalInt(value(name, "burst", Integer.class)), PolicyConfig.DEFAULT_KEY,
+                        value(name, "mode", String.class).orElse(PolicyConfig.DEFAULT_MODE), messages);
             } catch (IllegalArgumentException e) {
                 // a value that does not even convert (limit=abc, window=soon)
                 messages.add("Policy '" + name + "': " + e.getMessage());
@@ -89,7 +90,7 @@ final class BuildTimePolicies {
     }
 
     /** A policy attribute's raw value as configured, in whichever spelling it was set (for display). */
-    Optional<String> raw(String policy, String attribute) {
+    public Optional<String> raw(String policy, String attribute) {
         return value(policy, attribute, String.class);
     }
 

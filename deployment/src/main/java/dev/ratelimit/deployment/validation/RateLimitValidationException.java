@@ -1,4 +1,4 @@
-package dev.ratelimit.deployment;
+package dev.ratelimit.deployment.validation;
 
 /**
  * A problem with a {@code @RateLimit} usage or a policy, found at build time. One subclass per rule,

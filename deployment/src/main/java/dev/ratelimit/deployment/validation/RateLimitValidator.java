@@ -1,4 +1,4 @@
-package dev.ratelimit.deployment;
+package dev.ratelimit.deployment.validation;
 
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -7,6 +7,7 @@ import java.util.OptionalInt;
 
 import org.jboss.jandex.MethodInfo;
 
+import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
 import dev.ratelimit.runtime.policy.KeySource;
 import dev.ratelimit.runtime.policy.PolicyValidator;
 
@@ -14,12 +15,12 @@ import dev.ratelimit.runtime.policy.PolicyValidator;
  * The build-time rules for {@code @RateLimit} usages and policies. Each problem is one exception
  * whose message names the class, the method, the policy and the property or annotation member to fix.
  */
-final class RateLimitValidator {
+public final class RateLimitValidator {
 
     private RateLimitValidator() {
     }
 
-    static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies) {
+    public static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies) {
         List<Throwable> errors = new ArrayList<>();
         policies.validate(errors);
         for (RateLimitedMethodBuildItem item : methods) {

@@ -1,14 +1,14 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
-import static dev.ratelimit.test.engine.Engine.BASE;
-import static dev.ratelimit.test.engine.Engine.MS;
-import static dev.ratelimit.test.engine.Engine.S;
-import static dev.ratelimit.test.engine.Engine.admitted;
-import static dev.ratelimit.test.engine.Engine.all;
-import static dev.ratelimit.test.engine.Engine.remaining;
-import static dev.ratelimit.test.engine.Engine.resetMs;
-import static dev.ratelimit.test.engine.Engine.retryMs;
-import static dev.ratelimit.test.engine.Engine.show;
+import static dev.ratelimit.deployment.engine.Engine.BASE;
+import static dev.ratelimit.deployment.engine.Engine.MS;
+import static dev.ratelimit.deployment.engine.Engine.S;
+import static dev.ratelimit.deployment.engine.Engine.admitted;
+import static dev.ratelimit.deployment.engine.Engine.all;
+import static dev.ratelimit.deployment.engine.Engine.remaining;
+import static dev.ratelimit.deployment.engine.Engine.resetMs;
+import static dev.ratelimit.deployment.engine.Engine.retryMs;
+import static dev.ratelimit.deployment.engine.Engine.show;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,10 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import dev.ratelimit.deployment.engine.Engine.Admission;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.test.engine.Engine.Admission;
 
 /**
  * The semantics of the six algorithms, as one scenario table that runs unchanged against each backend (a subclass
@@ -115,7 +115,7 @@ abstract class AlgorithmScenarios {
     // ---- every algorithm ----------------------------------------------------------------------------------
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void idleKeyAdmitsExactlyItsCapacityThenDenies(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);
@@ -135,7 +135,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void denialConsumesNothingAndRetryAfterIsExact(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);
@@ -162,7 +162,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void quotaComesBackAsTimePasses(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);
@@ -207,7 +207,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void costAboveOneConsumesThatManyUnits(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);
@@ -249,7 +249,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void costAboveCapacityIsNeverAdmittedAndTakesNothing(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);
@@ -272,7 +272,7 @@ abstract class AlgorithmScenarios {
      * (denied 1 ms before, admitted at it) and an admission's reset (one more unit available at it, not before).
      */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void replyPredictsWhatLaterCallsObserve(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);
@@ -320,7 +320,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void severalPoliciesAreAllOrNothing(String name) {
         Algorithm a = Engine.algorithm(name);
         Algorithm otherAlgorithm = a == Algorithm.FIXED_WINDOW ? Algorithm.TOKEN_BUCKET : Algorithm.FIXED_WINDOW;
@@ -354,7 +354,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void shadowPolicyReportsButNeverBlocks(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy enforced = standard(a, "enforced");
@@ -381,7 +381,7 @@ abstract class AlgorithmScenarios {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void dryRunChargesNothing(String name) {
         Algorithm a = Engine.algorithm(name);
         Policy p = standard(a);

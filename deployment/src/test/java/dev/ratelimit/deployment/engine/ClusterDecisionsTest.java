@@ -1,11 +1,11 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
-import static dev.ratelimit.test.engine.Engine.BASE;
-import static dev.ratelimit.test.engine.Engine.S;
-import static dev.ratelimit.test.engine.Engine.admitted;
-import static dev.ratelimit.test.engine.Engine.all;
-import static dev.ratelimit.test.engine.Engine.remaining;
-import static dev.ratelimit.test.engine.Engine.show;
+import static dev.ratelimit.deployment.engine.Engine.BASE;
+import static dev.ratelimit.deployment.engine.Engine.S;
+import static dev.ratelimit.deployment.engine.Engine.admitted;
+import static dev.ratelimit.deployment.engine.Engine.all;
+import static dev.ratelimit.deployment.engine.Engine.remaining;
+import static dev.ratelimit.deployment.engine.Engine.show;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

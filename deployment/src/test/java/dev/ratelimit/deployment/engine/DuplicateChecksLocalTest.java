@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,12 +13,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
+import dev.ratelimit.deployment.engine.ScriptRunner.Call;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.test.engine.ReferenceModel.Limit;
-import dev.ratelimit.test.engine.ScriptRunner.Call;
 import dev.ratelimit.test.redis.RedisFixture;
 
 /**

@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Policy;

@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,7 +74,7 @@ class NoOverAdmissionTest {
     LuaScriptRegistry scripts;
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void twoRedisClientsAdmitExactlyTheLimit(String name) throws Exception {
         Policy p = Engine.policy(name, Engine.algorithm(name), LIMIT, WINDOW, LIMIT);
         String key = Engine.newKey(name);
@@ -96,7 +96,7 @@ class NoOverAdmissionTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void twoBatchingRedisClientsAdmitExactlyTheLimit(String name) throws Exception {
         Policy p = Engine.policy(name, Engine.algorithm(name), LIMIT, WINDOW, LIMIT);
         String key = Engine.newKey(name);
@@ -121,7 +121,7 @@ class NoOverAdmissionTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.ratelimit.test.engine.Engine#algorithms")
+    @MethodSource("dev.ratelimit.deployment.engine.Engine#algorithms")
     void oneLocalBackendAdmitsExactlyTheLimit(String name) throws Exception {
         Policy p = Engine.policy(name, Engine.algorithm(name), LIMIT, WINDOW, LIMIT);
         String key = Engine.newKey(name);

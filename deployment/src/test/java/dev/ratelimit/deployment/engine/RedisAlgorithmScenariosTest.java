@@ -1,8 +1,8 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
-import static dev.ratelimit.test.engine.Engine.BASE;
-import static dev.ratelimit.test.engine.Engine.S;
-import static dev.ratelimit.test.engine.Engine.show;
+import static dev.ratelimit.deployment.engine.Engine.BASE;
+import static dev.ratelimit.deployment.engine.Engine.S;
+import static dev.ratelimit.deployment.engine.Engine.show;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

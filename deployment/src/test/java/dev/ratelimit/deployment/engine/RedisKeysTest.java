@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

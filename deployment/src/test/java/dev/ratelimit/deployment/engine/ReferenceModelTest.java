@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,7 +10,7 @@ import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.test.engine.ReferenceModel.Limit;
+import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
 
 /**
  * Hand-computed cases for the {@link ReferenceModel}, so that the model is itself checked before it is used to judge

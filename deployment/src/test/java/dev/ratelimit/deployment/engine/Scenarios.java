@@ -1,12 +1,12 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
+import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
 import dev.ratelimit.runtime.policy.Algorithm;
-import dev.ratelimit.test.engine.ReferenceModel.Limit;
 
 /**
  * Generated configurations and request sequences over the whole space the extension accepts, and their simpler

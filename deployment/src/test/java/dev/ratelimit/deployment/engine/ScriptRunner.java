@@ -1,4 +1,4 @@
-package dev.ratelimit.test.engine;
+package dev.ratelimit.deployment.engine;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import dev.ratelimit.deployment.ComposedScripts;
+import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
+import dev.ratelimit.deployment.lua.ComposedScripts;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
-import dev.ratelimit.test.engine.ReferenceModel.Limit;
 import dev.ratelimit.test.redis.RespClient;
 
 /**

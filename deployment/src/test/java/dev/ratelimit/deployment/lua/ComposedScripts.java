@@ -1,4 +1,4 @@
-package dev.ratelimit.deployment;
+package dev.ratelimit.deployment.lua;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.RateLimitValidationException;
-import dev.ratelimit.deployment.RateLimitValidationException.PrivateMethodException;
-import dev.ratelimit.deployment.RateLimitValidationException.UnknownPolicyException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.PrivateMethodException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.UnknownPolicyException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**

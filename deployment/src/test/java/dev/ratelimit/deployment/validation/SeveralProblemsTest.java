@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.RateLimitValidationException;
-import dev.ratelimit.deployment.RateLimitValidationException.InvalidCostException;
-import dev.ratelimit.deployment.RateLimitValidationException.InvalidKeyException;
-import dev.ratelimit.deployment.RateLimitValidationException.InvalidPathException;
-import dev.ratelimit.deployment.RateLimitValidationException.InvalidPolicyException;
-import dev.ratelimit.deployment.RateLimitValidationException.StaticMethodException;
-import dev.ratelimit.deployment.RateLimitValidationException.UnknownPolicyException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.InvalidCostException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.InvalidKeyException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.InvalidPathException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.InvalidPolicyException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.StaticMethodException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.UnknownPolicyException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.RateLimitValidationException.UnknownPolicyException;
+import dev.ratelimit.deployment.validation.RateLimitValidationException.UnknownPolicyException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** {@code @RateLimit} naming a policy that no property defines fails the build. */
