@@ -1,10 +1,13 @@
 package dev.ratelimit.runtime.local;
 
 import dev.ratelimit.runtime.policy.Algorithm;
+
 /**
- * The six algorithms in process, with the semantics and the arithmetic of the Lua scripts: each
- * method mirrors its {@code .lua} file (read them side by side), so both backends give the same
- * reply for the same state, number for number.
+ * The six algorithms in process, with the semantics and the arithmetic of the Lua scripts: one class per
+ * {@code .lua} file ({@link BucketAlgorithm} for the three bucket algorithms, {@link FixedWindowAlgorithm},
+ * {@link SlidingLogAlgorithm}, {@link SlidingCounterAlgorithm}; read them side by side), so both backends give the
+ * same reply for the same state, number for number. This class holds what the scripts' prelude does: the state,
+ * the verdict, and reading another algorithm's state.
  * <p>
  * Every quantity is an exact integer: a bucket's time is a pair {@code a + b / limit} microseconds
  * (see {@code bucket.lua}), the counter's weighted estimate is compared by exact products, and waits
@@ -82,15 +85,15 @@ final class LocalAlgorithms {
     static Outcome check(Algorithm a, State st, long now, long limit, long window, long burst, long cost) {
         switch (a) {
             case FIXED_WINDOW:
-                return fixedWindow(st, now, limit, window, cost);
+                return FixedWindowAlgorithm.check(st, now, limit, window, cost);
             case SLIDING_WINDOW_LOG:
-                return slidingLog(st, now, limit, window, cost);
+                return SlidingLogAlgorithm.check(st, now, limit, window, cost);
             case SLIDING_WINDOW_COUNTER:
-                return slidingCounter(st, now, limit, window, cost);
+                return SlidingCounterAlgorithm.check(st, now, limit, window, cost);
             case TOKEN_BUCKET:
             case LEAKY_BUCKET:
             case GCRA:
-                return bucket(st, now, limit, window, burst, cost);
+                return BucketAlgorithm.check(st, now, limit, window, burst, cost);
             default:
                 throw new IllegalArgumentException(a.toString());
         }
@@ -117,7 +120,7 @@ final class LocalAlgorithms {
     }
 
     /** Units another algorithm's state holds in use now, in the reading policy's terms (units_held). */
-    private static long unitsHeld(State st, long now, long limit, long window) {
+    static long unitsHeld(State st, long now, long limit, long window) {
         switch (st.kind) {
             case LOG:
                 return st.log.countAfter(now - window);
@@ -125,201 +128,9 @@ final class LocalAlgorithms {
             case COUNTER:
                 return st.b + st.c;
             default:
-                long[] t = bucketTime(st, limit);
+                long[] t = BucketAlgorithm.bucketTime(st, limit);
                 double held = Math.ceil(((t[0] - now) * (double) limit + t[1]) / window - 1e-9);
                 return held > 0 ? (long) held : 0;
         }
-    }
-
-    // ---- bucket.lua ------------------------------------------------------------------------------
-
-    /** A bucket state's time in 1/limit microseconds, rounded up from another limit's (bucket_parse). */
-    private static long[] bucketTime(State st, long limit) {
-        if (st.c == limit) {
-            return new long[] { st.a, st.b };
-        }
-        long b = (long) Math.ceil((double) st.b / st.c * limit - 1e-6);
-        if (b >= limit) {
-            return new long[] { st.a + 1, 0 };
-        }
-        return new long[] { st.a, Math.max(0, b) };
-    }
-
-    /** Whole microseconds from now until (a, b) plus k units, rounded up (bucket_until of bucket_add). */
-    private static long until(long a, long b, long k, long qw, long rw, long limit, long now) {
-        long nb = b + k * rw;
-        long carry = Math.floorDiv(nb, limit);
-        long ea = a + k * qw + carry;
-        return nb - carry * limit > 0 ? ea - now + 1 : ea - now;
-    }
-
-    private static Outcome bucket(State st, long now, long limit, long window, long burst, long cost) {
-        long qw = window / limit;
-        long rw = window - qw * limit;
-        long a = now;
-        long b = 0;
-        if (st != null) {
-            if (st.kind == BUCKET) {
-                long[] t = bucketTime(st, limit);
-                a = t[0];
-                b = t[1];
-            } else {
-                long held = Math.min(unitsHeld(st, now, limit, window), burst);
-                long nb = held * rw;
-                a = now + held * qw + nb / limit;
-                b = nb % limit;
-            }
-            if (a < now) {
-                a = now;
-                b = 0;
-            }
-        }
-        long avail = (long) Math.floor(burst - ((a - now) * (double) limit + b) / window);
-        avail = Math.max(0, Math.min(burst, avail));
-        while (avail < burst && until(a, b, avail + 1 - burst, qw, rw, limit, now) <= 0) {
-            avail++;
-        }
-        while (avail > 0 && until(a, b, avail - burst, qw, rw, limit, now) > 0) {
-            avail--;
-        }
-        long nextNow = avail < burst ? until(a, b, avail + 1 - burst, qw, rw, limit, now) : 0;
-        if (cost > burst) {
-            return Outcome.denied(avail, -1, nextNow);
-        }
-        if (cost > avail) {
-            return Outcome.denied(avail, until(a, b, cost - burst, qw, rw, limit, now), nextNow);
-        }
-        long nb = b + cost * rw;
-        long na = a + cost * qw + nb / limit;
-        nb %= limit;
-        long reset = until(na, nb, avail - cost + 1 - burst, qw, rw, limit, now);
-        long drained = nb > 0 ? na + 1 : na;
-        return Outcome.allowed(avail, reset, nextNow, new State(BUCKET, na, nb, limit, null, drained));
-    }
-
-    // ---- fixed-window.lua ------------------------------------------------------------------------
-
-    private static Outcome fixedWindow(State st, long now, long limit, long window, long cost) {
-        long idx = Math.floorDiv(now, window);
-        long count = 0;
-        boolean keepTtl = false;
-        if (st != null) {
-            if (st.kind == FIXED || st.kind == COUNTER) {
-                if (st.a == idx) {
-                    count = st.c;
-                    keepTtl = count > 0;
-                }
-            } else {
-                count = Math.min(unitsHeld(st, now, limit, window), limit);
-            }
-        }
-        long left = (idx + 1) * window - now;
-        long resetNow = count == 0 ? 0 : left;
-        if (cost > limit) {
-            return Outcome.denied(limit - count, -1, resetNow);
-        }
-        if (count + cost > limit) {
-            return Outcome.denied(limit - count, left, resetNow);
-        }
-        long expiresAt = keepTtl ? st.expiresAt : now + left;
-        return Outcome.allowed(limit - count, left, resetNow, new State(FIXED, idx, 0, count + cost, null, expiresAt));
-    }
-
-    // ---- sliding-window-log.lua ------------------------------------------------------------------
-
-    private static Outcome slidingLog(State st, long now, long limit, long window, long cost) {
-        // a foreign state was adopted before (adoptForLog): st is a log or nothing
-        TimeLog log = st != null ? st.log : new TimeLog();
-        log.removeUpTo(now - window);
-        long count = log.size();
-        long resetNow = count > 0 ? log.get(0) + window - now : 0;
-        if (cost > limit) {
-            return Outcome.denied(limit - count, -1, resetNow);
-        }
-        if (count + cost > limit) {
-            // admitted once the (count + cost - limit) oldest entries have left the window
-            int rank = (int) (count + cost - limit - 1);
-            return Outcome.denied(limit - count, log.get(rank) + window - now, resetNow);
-        }
-        long reset = count > 0 ? resetNow : window;
-        // the admitted times are appended only if the whole decision commits (see LocalBackend)
-        Outcome o = Outcome.allowed(limit - count, reset, resetNow, new State(LOG, 0, 0, 0, log, now + window));
-        o.logAppends = cost;
-        return o;
-    }
-
-    // ---- sliding-window-counter.lua --------------------------------------------------------------
-
-    private static Outcome slidingCounter(State st, long now, long limit, long window, long cost) {
-        long idx = Math.floorDiv(now, window);
-        long x = (idx + 1) * window - now;
-        long prev = 0;
-        long cur = 0;
-        boolean sameWindow = false;
-        if (st != null) {
-            if (st.kind == FIXED || st.kind == COUNTER) {
-                if (st.a == idx) {
-                    prev = st.b;
-                    cur = st.c;
-                    sameWindow = st.kind == COUNTER;
-                } else if (st.a == idx - 1) {
-                    prev = st.c;
-                }
-            } else {
-                cur = Math.min(unitsHeld(st, now, limit, window), limit);
-            }
-        }
-        long used = cur + (prev > 0 ? ceilRatio(prev, x, window) : 0);
-        long avail = Math.max(0, limit - used);
-        long resetNow = avail < limit ? counterWait(prev, cur, limit - avail - 1, x, window) : 0;
-        if (cost > limit) {
-            return Outcome.denied(avail, -1, resetNow);
-        }
-        if (cost > avail) {
-            return Outcome.denied(avail, counterWait(prev, cur, limit - cost, x, window), resetNow);
-        }
-        long reset = counterWait(prev, cur + cost, limit - (avail - cost) - 1, x, window);
-        long expiresAt = sameWindow ? st.expiresAt : now + x + window;
-        return Outcome.allowed(avail, reset, resetNow, new State(COUNTER, idx, prev, cur + cost, null, expiresAt));
-    }
-
-    /** The sign of {@code p * x - n * w}, exactly (the products may exceed a long). */
-    static int compareProducts(long p, long x, long n, long w) {
-        long hi1 = Math.multiplyHigh(p, x);
-        long hi2 = Math.multiplyHigh(n, w);
-        if (hi1 != hi2) {
-            return hi1 < hi2 ? -1 : 1;
-        }
-        return Long.compareUnsigned(p * x, n * w);
-    }
-
-    /** {@code ceil(p * x / w)} for non-negative values, exactly. */
-    static long ceilRatio(long p, long x, long w) {
-        long n = (long) Math.ceil((double) p * x / w);
-        while (n > 0 && compareProducts(p, x, n - 1, w) <= 0) {
-            n--;
-        }
-        while (compareProducts(p, x, n, w) > 0) {
-            n++;
-        }
-        return n;
-    }
-
-    /** {@code floor(k * w / p)} for {@code 0 <= k < p}, without overflow. */
-    private static long floorRatio(long k, long w, long p) {
-        long q = w / p;
-        return k * q + k * (w - q * p) / p;
-    }
-
-    /** Whole microseconds, rounded up, until the estimate is at most {@code target} (counter_wait). */
-    private static long counterWait(long p, long c, long target, long x, long w) {
-        if (c <= target) {
-            long k = target - c;
-            if (p == 0 || compareProducts(p, x, k, w) <= 0) {
-                return 0;
-            }
-            return x - floorRatio(k, w, p);
-        }
-        return x + w - floorRatio(target, w, c);
     }
 }
