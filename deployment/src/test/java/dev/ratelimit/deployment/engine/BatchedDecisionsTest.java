@@ -47,10 +47,7 @@ import io.vertx.redis.client.Response;
 class BatchedDecisionsTest {
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
-            .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis();
 
     private static final Duration MINUTE = Duration.ofMinutes(1);
 

@@ -13,7 +13,9 @@ import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.redis.RedisKeys;
+import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
+import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * Helpers shared by the engine tests: policies, reply accessors, unique keys and the brute-force window counter.
@@ -36,6 +38,14 @@ final class Engine {
     private static final AtomicLong KEYS = new AtomicLong();
 
     private Engine() {
+    }
+
+    /** An application with this class, deciding on the shared Redis of the tests. */
+    static QuarkusUnitTest onSharedRedis() {
+        return new QuarkusUnitTest()
+                .withApplicationRoot(jar -> jar.addClasses(Engine.class))
+                .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
+                .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
     }
 
     static Stream<String> algorithms() {

@@ -42,10 +42,7 @@ class KeyMemoryAndTtlTest {
     private static final long SMALL_KEY_TARGET = 80;
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
-            .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis();
 
     @Inject
     DefaultRateLimiter limiter;

@@ -62,10 +62,7 @@ class NoOverAdmissionTest {
     private static final Duration WINDOW = Duration.ofHours(1);
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
-            .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis();
 
     @Inject
     Vertx vertx;

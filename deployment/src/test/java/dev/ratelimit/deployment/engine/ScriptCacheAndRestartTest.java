@@ -46,10 +46,7 @@ class ScriptCacheAndRestartTest {
     private static final Logger LOG = Logger.getLogger(ScriptCacheAndRestartTest.class);
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
-            .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis();
 
     @Inject
     DefaultRateLimiter limiter;
