@@ -2,15 +2,22 @@ package dev.ratelimit.runtime;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.PlanConfig;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig.PolicyConfig;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.LimitValues;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyMode;
@@ -25,26 +32,27 @@ final class ConfiguredPolicies {
     }
 
     /**
-     * Resolves every policy from the mapping, each attribute taken from the spelling that set it when the mapping
-     * read another one (see {@link PolicyProperties}); adds one message per problem to {@code errors} and leaves
-     * the policy out.
+     * Resolves every policy and its plans from the mapping, each attribute taken from the spelling that set it when
+     * the mapping read another one (see {@link PolicyProperties}); adds one message per problem to {@code errors} and
+     * leaves the policy out.
      */
     static PolicyRegistry from(RateLimitRuntimeConfig config, List<String> errors) {
         PolicyProperties spelled = new PolicyProperties(ConfigProvider.getConfig());
         Map<String, Policy> resolved = new TreeMap<>();
+        Map<String, Map<String, Policy>> plans = new TreeMap<>();
         config.policies().forEach((name, p) -> {
             int before = errors.size();
             String algorithm = spelled.value(name, "algorithm", String.class).orElse(p.algorithm());
-            OptionalInt limit = orElse(spelled.value(name, "limit", Integer.class), p.limit());
-            Optional<Duration> window = spelled.value(name, "window", Duration.class).or(p::window);
-            OptionalInt burst = orElse(spelled.value(name, "burst", Integer.class), p.burst());
+            LimitValues values = new LimitValues(orElse(spelled.value(name, "limit", Integer.class), p.limit()),
+                    spelled.value(name, "window", Duration.class).or(p::window),
+                    orElse(spelled.value(name, "burst", Integer.class), p.burst()));
             String key = spelled.value(name, "key", String.class).orElse(p.key());
             String mode = spelled.value(name, "mode", String.class).orElse(p.mode().configName());
             List<String> paths = spelled.values(name, "paths").or(p::paths).orElse(List.of());
             List<String> methods = spelled.values(name, "methods").or(p::methods).orElse(List.of());
             FailureMode onFailure = spelled.value(name, "on-failure", FailureMode.class).or(p::onFailure)
                     .orElse(config.onFailure());
-            PolicyValidator.validate(name, algorithm, limit, window, burst, key, mode, errors);
+            PolicyValidator.validate(name, algorithm, values.limit(), values.window(), values.burst(), key, mode, errors);
             for (String path : paths) {
                 String problem = PathPattern.problem(path);
                 if (problem != null) {
@@ -52,14 +60,42 @@ final class ConfiguredPolicies {
                             PolicyValidator.property(name, "paths")));
                 }
             }
+            Map<String, LimitValues> planValues = planValues(name, p, spelled);
+            planValues.forEach((plan, own) -> PolicyValidator.validatePlan(name, plan, algorithm, values, own, errors));
             if (errors.size() == before) {
-                long l = limit.getAsInt();
-                resolved.put(name, new Policy(name, Algorithm.fromConfigName(algorithm), l, window.get(),
-                        burst.isPresent() ? burst.getAsInt() : l, key, PolicyMode.fromConfigName(mode) == PolicyMode.SHADOW, onFailure, paths,
-                        methods.stream().map(m -> m.toUpperCase(java.util.Locale.ROOT)).toList()));
+                Algorithm alg = Algorithm.fromConfigName(algorithm);
+                boolean shadow = PolicyMode.fromConfigName(mode) == PolicyMode.SHADOW;
+                List<String> upperMethods = methods.stream().map(m -> m.toUpperCase(Locale.ROOT)).toList();
+                // a plan is the policy with other values: same name, hence the same Redis key
+                Function<LimitValues, Policy> policy = v -> {
+                    long limit = v.limit().getAsInt();
+                    return new Policy(name, alg, limit, v.window().get(), v.burst().isPresent() ? v.burst().getAsInt()
+                            : limit, key, shadow, onFailure, paths, upperMethods);
+                };
+                resolved.put(name, policy.apply(values));
+                Map<String, Policy> named = new TreeMap<>();
+                planValues.forEach((plan, own) -> named.put(plan, policy.apply(own.orElse(values))));
+                plans.put(name, named);
             }
         });
-        return new PolicyRegistry(resolved);
+        return new PolicyRegistry(resolved, plans);
+    }
+
+    /** Every plan of a policy, by name, with the values it sets itself. */
+    private static Map<String, LimitValues> planValues(String name, PolicyConfig p, PolicyProperties spelled) {
+        Set<String> names = new TreeSet<>(p.plans().keySet());
+        names.addAll(spelled.planNames(name));
+        Map<String, LimitValues> values = new TreeMap<>();
+        for (String plan : names) {
+            Optional<PlanConfig> mapped = Optional.ofNullable(p.plans().get(plan));
+            values.put(plan, new LimitValues(
+                    orElse(spelled.planValue(name, plan, "limit", Integer.class),
+                            mapped.map(PlanConfig::limit).orElse(OptionalInt.empty())),
+                    spelled.planValue(name, plan, "window", Duration.class).or(() -> mapped.flatMap(PlanConfig::window)),
+                    orElse(spelled.planValue(name, plan, "burst", Integer.class),
+                            mapped.map(PlanConfig::burst).orElse(OptionalInt.empty()))));
+        }
+        return values;
     }
 
     private static OptionalInt orElse(Optional<Integer> spelled, OptionalInt mapped) {

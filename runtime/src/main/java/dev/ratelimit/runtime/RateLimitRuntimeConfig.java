@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 import dev.ratelimit.runtime.policy.FailureMode;
-import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyMode;
 import io.quarkus.runtime.annotations.ConfigDocMapKey;
 import io.quarkus.runtime.annotations.ConfigDocSection;
@@ -286,6 +285,35 @@ public interface RateLimitRuntimeConfig {
          * Overrides `quarkus.ratelimit.on-failure` for this policy.
          */
         Optional<FailureMode> onFailure();
+
+        /**
+         * Tiers of this policy, by name: each its own limit, window or burst, the rest (algorithm, key, Redis key)
+         * the policy's. The application's `PlanResolver` bean says which plan a request is on; the policy's own
+         * values are the base plan.
+         */
+        @ConfigDocMapKey("plan-name")
+        Map<String, PlanConfig> plans();
+    }
+
+    /**
+     * One plan of a policy: what it sets replaces the policy's value, what it leaves unset is the policy's.
+     */
+    interface PlanConfig {
+        /**
+         * Units admitted per window on this plan, from 1 to 10,000,000. Defaults to the policy's limit.
+         */
+        OptionalInt limit();
+
+        /**
+         * The window on this plan, from 1 ms to 366 days. Defaults to the policy's window.
+         */
+        Optional<Duration> window();
+
+        /**
+         * The burst on this plan (bucket algorithms). Defaults to the policy's burst if it sets one, else to this
+         * plan's limit.
+         */
+        OptionalInt burst();
     }
 
     /**
@@ -319,5 +347,4 @@ public interface RateLimitRuntimeConfig {
         /** In-process, per instance. */
         LOCAL
     }
-
 }

@@ -15,9 +15,9 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 
 /**
  * Every check of the configuration the start makes, in one place and one report: the policies, the settings, the
- * annotated methods against the policies as configured at start-up (the build saw only the values it was given),
- * and the keys naming {@code KeyResolver} beans. The build checks what it can see earlier (see the deployment's
- * validator); closed sets of values are enums of the configuration mapping, which SmallRye Config checks.
+ * annotated methods against the policies and their plans as configured at start-up (the build saw only the values it
+ * was given), and the keys naming {@code KeyResolver} beans. The build checks what it can see earlier (see the
+ * deployment's validator); closed sets of values are enums of the configuration mapping, which SmallRye Config checks.
  */
 final class StartupChecks {
 
@@ -89,12 +89,23 @@ final class StartupChecks {
                 if (s.cost() > p.capacity()) {
                     errors.add("@RateLimit(value=\"" + s.policy() + "\", cost=" + s.cost() + ") on " + method
                             + " can never be admitted: the policy's capacity is " + p.capacity() + "; raise "
-                            + PolicyValidator.property(p.name(),
-                                    p.algorithm().usesBurst() && p.burst() != p.limit() ? "burst" : "limit")
-                            + " or lower the cost");
+                            + PolicyValidator.property(p.name(), capacityAttribute(p)) + " or lower the cost");
                 }
+                // on a plan with a smaller capacity, the method would refuse every request of that plan's clients
+                policies.plans(s.policy()).forEach((plan, onPlan) -> {
+                    if (s.cost() > onPlan.capacity()) {
+                        errors.add("@RateLimit(value=\"" + s.policy() + "\", cost=" + s.cost() + ") on " + method
+                                + " can never be admitted on plan '" + plan + "': its capacity is " + onPlan.capacity()
+                                + "; raise " + PolicyValidator.planProperty(p.name(), plan, capacityAttribute(onPlan))
+                                + " or lower the cost");
+                    }
+                });
             }
         });
+    }
+
+    private static String capacityAttribute(Policy p) {
+        return p.algorithm().usesBurst() && p.burst() != p.limit() ? "burst" : "limit";
     }
 
     /** Every key that is not a built-in source names a {@code KeyResolver} bean. */

@@ -16,7 +16,7 @@ import io.quarkus.devui.spi.page.CardPageBuildItem;
 import io.quarkus.devui.spi.page.Page;
 
 /**
- * The Dev UI card: which methods are limited by which policies, and the policies as configured.
+ * The Dev UI card: which methods are limited by which policies, and the policies (with their plans) as configured.
  */
 class RateLimitDevUIProcessor {
 
@@ -40,6 +40,11 @@ class RateLimitDevUIProcessor {
             for (String attribute : List.of("algorithm", "limit", "window", "burst", "key", "paths", "mode")) {
                 row.put(attribute, policies.raw(name, attribute).orElse(""));
             }
+            row.put("plans", policies.plans(name).stream().map(plan -> plan + " ("
+                    + List.of("limit", "window", "burst").stream()
+                            .flatMap(a -> policies.raw(name, plan, a).map(v -> a + " " + v).stream())
+                            .collect(Collectors.joining(", "))
+                    + ")").collect(Collectors.joining("; ")));
             table.add(row);
         }
         CardPageBuildItem card = new CardPageBuildItem();
@@ -56,7 +61,7 @@ class RateLimitDevUIProcessor {
                 .staticLabel(String.valueOf(table.size()))
                 .buildTimeDataKey("policies")
                 .showColumn("policy").showColumn("algorithm").showColumn("limit").showColumn("window")
-                .showColumn("burst").showColumn("key").showColumn("paths").showColumn("mode"));
+                .showColumn("burst").showColumn("plans").showColumn("key").showColumn("paths").showColumn("mode"));
         return card;
     }
 }

@@ -57,6 +57,18 @@ public final class RateLimitValidator {
                                     policies.capacityAttribute(s.policy()))
                             + " " + at));
                 }
+                if (s.cost() >= 1) {
+                    // a plan with a smaller capacity would refuse every request of its clients (a capacity under 1 is
+                    // an invalid value, reported as such)
+                    policies.planCapacities(s.policy()).forEach((plan, c) -> {
+                        if (c.units() > 0 && s.cost() > c.units()) {
+                            errors.add(new RateLimitValidationException.InvalidCostException("@RateLimit cost "
+                                    + s.cost() + " exceeds what policy '" + s.policy() + "' can ever admit on plan '"
+                                    + plan + "' (" + c.units() + "): lower the cost or raise " + c.property() + " "
+                                    + at.substring(0, at.length() - 1) + ", plan=" + plan + "]"));
+                        }
+                    });
+                }
                 if (!s.key().isEmpty()) {
                     String problem = KeySource.validate(s.key());
                     if (problem != null) {

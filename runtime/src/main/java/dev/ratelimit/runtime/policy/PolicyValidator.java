@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
 
 /**
- * Checks one policy's values. Used at build time (for the values the build can see) and again at
- * start-up (for the values that count), so both report the same messages, each naming the exact
- * property to fix.
+ * Checks one policy's values, and those of its plans. Used at build time (for the values the build can see) and again
+ * at start-up (for the values that count), so both report the same messages, each naming the exact property to fix.
  */
 public final class PolicyValidator {
 
@@ -24,8 +24,16 @@ public final class PolicyValidator {
 
     /** The property name of a policy attribute, quoted only where the name needs it. */
     public static String property(String policy, String attribute) {
-        boolean plain = policy.matches("[A-Za-z0-9_-]+");
-        return "quarkus.ratelimit.policies." + (plain ? policy : '"' + policy + '"') + "." + attribute;
+        return "quarkus.ratelimit.policies." + name(policy) + "." + attribute;
+    }
+
+    /** The property name of a plan's attribute ({@code limit}, {@code window}, {@code burst}). */
+    public static String planProperty(String policy, String plan, String attribute) {
+        return "quarkus.ratelimit.policies." + name(policy) + ".plans." + name(plan) + "." + attribute;
+    }
+
+    private static String name(String name) {
+        return name.matches("[A-Za-z0-9_-]+") ? name : '"' + name + '"';
     }
 
     /** Adds a message to {@code errors} for each problem of this policy. */
@@ -36,53 +44,8 @@ public final class PolicyValidator {
             errors.add(String.format("Unknown algorithm '%s' for policy '%s': set %s to one of %s", algorithm, policy,
                     property(policy, "algorithm"), Algorithm.names()));
         }
-        if (limit.isEmpty()) {
-            errors.add(String.format("Policy '%s' has no limit: set %s to a positive number of requests per window",
-                    policy, property(policy, "limit")));
-        } else if (limit.getAsInt() <= 0) {
-            errors.add(String.format("Policy '%s' has limit %d: set %s to a positive number", policy, limit.getAsInt(),
-                    property(policy, "limit")));
-        } else if (limit.getAsInt() > MAX_UNITS) {
-            errors.add(String.format("Policy '%s' has limit %d: decisions are exact up to %d units per window; set %s "
-                    + "to at most %d (a shorter window keeps the rate)", policy, limit.getAsInt(), MAX_UNITS,
-                    property(policy, "limit"), MAX_UNITS));
-        }
-        if (window.isEmpty()) {
-            errors.add(String.format("Policy '%s' has no window: set %s to a duration such as 1s, 1m or 1h", policy,
-                    property(policy, "window")));
-        } else if (window.get().toMillis() < 1) {
-            errors.add(String.format("Policy '%s' has window %s: set %s to at least 1ms", policy, window.get(),
-                    property(policy, "window")));
-        } else if (window.get().compareTo(MAX_WINDOW) > 0) {
-            errors.add(String.format("Policy '%s' has window %s: set %s to at most 366d", policy, window.get(),
-                    property(policy, "window")));
-        } else if (window.get().toNanos() % 1000 != 0) {
-            errors.add(String.format("Policy '%s' has window %s: Redis times in microseconds; set %s to a whole "
-                    + "number of microseconds", policy, window.get(), property(policy, "window")));
-        }
-        if (burst.isPresent()) {
-            if (burst.getAsInt() <= 0) {
-                errors.add(String.format("Policy '%s' has burst %d: set %s to a positive number or remove it", policy,
-                        burst.getAsInt(), property(policy, "burst")));
-            } else if (burst.getAsInt() > MAX_UNITS) {
-                errors.add(String.format("Policy '%s' has burst %d: decisions are exact up to %d; set %s to at most %d",
-                        policy, burst.getAsInt(), MAX_UNITS, property(policy, "burst"), MAX_UNITS));
-            } else if (alg != null && !alg.usesBurst()) {
-                errors.add(String.format("Policy '%s' uses %s, which has no burst: remove %s or use token-bucket, "
-                        + "leaky-bucket or gcra", policy, algorithm, property(policy, "burst")));
-            }
-        }
-        if (alg != null && alg.usesBurst() && limit.isPresent() && limit.getAsInt() > 0 && window.isPresent()
-                && window.get().toMillis() >= 1) {
-            long b = burst.orElse(limit.getAsInt());
-            // a full refill takes burst * window / limit; beyond MAX_WINDOW a bucket's times leave the exact range
-            if (b > 0 && window.get().dividedBy(limit.getAsInt()).multipliedBy(b).compareTo(MAX_WINDOW) > 0) {
-                errors.add(String.format("Policy '%s' refills its burst of %d in %s (burst x window / limit): keep that "
-                        + "within 366d by lowering %s or raising %s", policy, b,
-                        window.get().dividedBy(limit.getAsInt()).multipliedBy(b), property(policy, "burst"),
-                        property(policy, "limit")));
-            }
-        }
+        LimitValues values = new LimitValues(limit, window, burst);
+        limitValues("Policy '" + policy + "'", a -> property(policy, a), alg, algorithm, values, values, true, errors);
         String keyError = KeySource.validate(key);
         if (keyError != null) {
             errors.add(String.format("Policy '%s' has key '%s': %s (property %s)", policy, key, keyError,
@@ -91,6 +54,82 @@ public final class PolicyValidator {
         if (PolicyMode.fromConfigName(mode) == null) {
             errors.add(String.format("Policy '%s' has mode '%s': set %s to %s or %s", policy, mode,
                     property(policy, "mode"), PolicyMode.ENFORCE.configName(), PolicyMode.SHADOW.configName()));
+        }
+    }
+
+    /**
+     * Adds a message to {@code errors} for each problem of one plan of a policy: the values it sets are held to the
+     * same ranges as a policy's, and together with those it takes from the policy ({@code base}) they must refill a
+     * bucket within the longest window. A value it takes from the policy is the policy's to report.
+     */
+    public static void validatePlan(String policy, String plan, String algorithm, LimitValues base, LimitValues own,
+            List<String> errors) {
+        limitValues("Plan '" + plan + "' of policy '" + policy + "'", a -> planProperty(policy, plan, a),
+                Algorithm.fromConfigName(algorithm), algorithm, own, own.orElse(base), false, errors);
+    }
+
+    /**
+     * The checks of a limit, window and burst. {@code own} are the values to range-check (a plan's own), {@code all}
+     * the values that decide (a plan's over its policy's); a missing limit or window is a problem when
+     * {@code required}.
+     */
+    private static void limitValues(String subject, UnaryOperator<String> property, Algorithm alg, String algorithm,
+            LimitValues own, LimitValues all, boolean required, List<String> errors) {
+        OptionalInt limit = own.limit();
+        Optional<Duration> window = own.window();
+        OptionalInt burst = own.burst();
+        if (limit.isEmpty()) {
+            if (required) {
+                errors.add(String.format("%s has no limit: set %s to a positive number of requests per window", subject,
+                        property.apply("limit")));
+            }
+        } else if (limit.getAsInt() <= 0) {
+            errors.add(String.format("%s has limit %d: set %s to a positive number", subject, limit.getAsInt(),
+                    property.apply("limit")));
+        } else if (limit.getAsInt() > MAX_UNITS) {
+            errors.add(String.format("%s has limit %d: decisions are exact up to %d units per window; set %s "
+                    + "to at most %d (a shorter window keeps the rate)", subject, limit.getAsInt(), MAX_UNITS,
+                    property.apply("limit"), MAX_UNITS));
+        }
+        if (window.isEmpty()) {
+            if (required) {
+                errors.add(String.format("%s has no window: set %s to a duration such as 1s, 1m or 1h", subject,
+                        property.apply("window")));
+            }
+        } else if (window.get().toMillis() < 1) {
+            errors.add(String.format("%s has window %s: set %s to at least 1ms", subject, window.get(),
+                    property.apply("window")));
+        } else if (window.get().compareTo(MAX_WINDOW) > 0) {
+            errors.add(String.format("%s has window %s: set %s to at most 366d", subject, window.get(),
+                    property.apply("window")));
+        } else if (window.get().toNanos() % 1000 != 0) {
+            errors.add(String.format("%s has window %s: Redis times in microseconds; set %s to a whole "
+                    + "number of microseconds", subject, window.get(), property.apply("window")));
+        }
+        if (burst.isPresent()) {
+            if (burst.getAsInt() <= 0) {
+                errors.add(String.format("%s has burst %d: set %s to a positive number or remove it", subject,
+                        burst.getAsInt(), property.apply("burst")));
+            } else if (burst.getAsInt() > MAX_UNITS) {
+                errors.add(String.format("%s has burst %d: decisions are exact up to %d; set %s to at most %d",
+                        subject, burst.getAsInt(), MAX_UNITS, property.apply("burst"), MAX_UNITS));
+            } else if (alg != null && !alg.usesBurst()) {
+                errors.add(String.format("%s uses %s, which has no burst: remove %s or use token-bucket, "
+                        + "leaky-bucket or gcra", subject, algorithm, property.apply("burst")));
+            }
+        }
+        OptionalInt l = all.limit();
+        Optional<Duration> w = all.window();
+        if (alg != null && alg.usesBurst() && !own.isEmpty() && l.isPresent() && l.getAsInt() > 0 && w.isPresent()
+                && w.get().toMillis() >= 1) {
+            long b = all.burst().orElse(l.getAsInt());
+            // a full refill takes burst * window / limit; beyond MAX_WINDOW a bucket's times leave the exact range
+            Duration refill = w.get().dividedBy(l.getAsInt()).multipliedBy(b);
+            if (b > 0 && refill.compareTo(MAX_WINDOW) > 0) {
+                errors.add(String.format("%s refills its burst of %d in %s (burst x window / limit): keep that "
+                        + "within 366d by lowering %s or raising %s", subject, b, refill, property.apply("burst"),
+                        property.apply("limit")));
+            }
         }
     }
 }
