@@ -12,9 +12,15 @@ import io.smallrye.mutiny.Uni;
  * RateLimiter limiter;
  *
  * Uni&lt;RateLimitDecision&gt; d = limiter.check("api", userId);
+ * Uni&lt;RateLimitDecision&gt; gold = limiter.check("api", "gold", userId, 1); // on the policy's plan "gold"
  * </pre>
  *
  * The reactive methods never block; the blocking ones must not be called on an event-loop thread.
+ * <p>
+ * A {@code plan} names one of a policy's plans ({@code quarkus.ratelimit.policies."<name>".plans."<plan>".*}), whose
+ * values replace the policy's; {@code null} means the policy's own values. It applies to the policies that have
+ * plans: a policy without plans ignores it, and a policy with plans but not this one decides on its own values (and
+ * logs a warning once per plan name). Without a plan, every check is on the policy's own values.
  */
 public interface RateLimiter {
 
@@ -28,8 +34,24 @@ public interface RateLimiter {
         return check(List.of(new RateLimitCheck(policy, key, cost)));
     }
 
+    /** Decides {@code cost} units of {@code policy} for {@code key} on {@code plan} (null: the policy's own values). */
+    default Uni<RateLimitDecision> check(String policy, String plan, String key, int cost) {
+        return check(List.of(new RateLimitCheck(policy, key, cost)), plan);
+    }
+
     /** Decides several policies at once, all-or-nothing: if one denies, none is charged. */
     Uni<RateLimitDecision> check(List<RateLimitCheck> checks);
+
+    /**
+     * Decides several policies at once, all-or-nothing, each on {@code plan} where it has plans (null: the policies'
+     * own values). Implementations that know no plans accept only {@code null}.
+     */
+    default Uni<RateLimitDecision> check(List<RateLimitCheck> checks, String plan) {
+        if (plan != null) {
+            throw new UnsupportedOperationException(getClass().getName() + " does not decide on plans");
+        }
+        return check(checks);
+    }
 
     /** Blocking form of {@link #check(String, String, int)}. */
     default RateLimitDecision checkBlocking(String policy, String key, int cost) {
@@ -41,6 +63,16 @@ public interface RateLimiter {
         return checkBlocking(policy, key, 1);
     }
 
+    /** Blocking form of {@link #check(String, String, String, int)}. */
+    default RateLimitDecision checkBlocking(String policy, String plan, String key, int cost) {
+        return checkBlocking(List.of(new RateLimitCheck(policy, key, cost)), plan);
+    }
+
     /** Blocking form of {@link #check(List)}. */
     RateLimitDecision checkBlocking(List<RateLimitCheck> checks);
+
+    /** Blocking form of {@link #check(List, String)}. */
+    default RateLimitDecision checkBlocking(List<RateLimitCheck> checks, String plan) {
+        return plan == null ? checkBlocking(checks) : check(checks, plan).await().indefinitely();
+    }
 }

@@ -18,7 +18,8 @@ import dev.ratelimit.test.redis.RedisFixture;
  * The packaged application configured the way deployments configure it: environment variables in both of their
  * forms (QUARKUS_RATELIMIT_POLICIES_API_LIMIT for a plain name, QUARKUS_RATELIMIT_POLICIES__PARTNER__LIMIT for a
  * quoted one) overriding application.properties, a policy defined by environment variables alone, a {@code .env} file,
- * and a profile's value. Each value is seen over HTTP in the limit a policy applies.
+ * a profile's value, and plans' values (one overriding a property, one plan defined by an environment variable alone).
+ * Each value is seen over HTTP in the limit a policy applies.
  */
 class ConfigFromEnvironmentProcessIT {
 
@@ -37,7 +38,9 @@ class ConfigFromEnvironmentProcessIT {
                 "QUARKUS_RATELIMIT_POLICIES__PARTNER__LIMIT", "3",
                 "QUARKUS_RATELIMIT_POLICIES__ENV_ONLY__PATHS", "/public/*",
                 "QUARKUS_RATELIMIT_POLICIES__ENV_ONLY__LIMIT", "1",
-                "QUARKUS_RATELIMIT_POLICIES__ENV_ONLY__WINDOW", "1m"),
+                "QUARKUS_RATELIMIT_POLICIES__ENV_ONLY__WINDOW", "1m",
+                "QUARKUS_RATELIMIT_POLICIES_PER_USER_PLANS_PREMIUM_LIMIT", "4",
+                "QUARKUS_RATELIMIT_POLICIES__PARTNER__PLANS__PREMIUM__LIMIT", "6"),
                 workDir, Map.of("quarkus.profile", "prod,staging", "%staging.quarkus.ratelimit.policies.writes.limit", "7"));
     }
 
@@ -70,6 +73,19 @@ class ConfigFromEnvironmentProcessIT {
     void dotEnvFileCounts() {
         given().auth().preemptive().basic("alice", "alice-secret").get(app.url("/account")).then().statusCode(200)
                 .header("X-RateLimit-Limit", "1");
+    }
+
+    @Test
+    void environmentVariableOverridesAPlansProperty() {
+        // carol is on the premium plan of per-user (10 in application.properties)
+        given().auth().preemptive().basic("carol", "carol-secret").get(app.url("/account")).then().statusCode(200)
+                .header("X-RateLimit-Limit", "4");
+    }
+
+    @Test
+    void planDefinedByAnEnvironmentVariableAloneApplies() {
+        given().auth().preemptive().basic("carol", "carol-secret").get(app.url("/partner")).then().statusCode(200)
+                .header("X-RateLimit-Limit", "6");
     }
 
     @Test

@@ -102,15 +102,37 @@ public class DefaultRateLimiter implements RateLimiter {
     /** One check, without the list the interface's default wraps around it. */
     @Override
     public Uni<RateLimitDecision> check(String policy, String key, int cost) {
+        return check(policy, null, key, cost);
+    }
+
+    @Override
+    public Uni<RateLimitDecision> check(String policy, String plan, String key, int cost) {
         Policy[] ps = new Policy[1];
         String[] keys = new String[1];
         long[] costs = new long[1];
-        resolve(new RateLimitCheck(policy, key, cost), ps, keys, costs, 0);
+        resolve(new RateLimitCheck(policy, key, cost), plan, ps, keys, costs, 0);
         return decide(ps, keys, costs);
     }
 
     @Override
     public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
+        return check(checks, (String) null);
+    }
+
+    @Override
+    public Uni<RateLimitDecision> check(List<RateLimitCheck> checks, String plan) {
+        return checkOnPlans(checks, plan, null);
+    }
+
+    /**
+     * Several checks, all-or-nothing, each on its own plan: {@code plans[i]} for check {@code i} (null: the base plan),
+     * as a request's {@code PlanResolver} names them. {@code plans} may be null: every check on its base plan.
+     */
+    public Uni<RateLimitDecision> checkOnPlans(List<RateLimitCheck> checks, String[] plans) {
+        return checkOnPlans(checks, null, plans);
+    }
+
+    private Uni<RateLimitDecision> checkOnPlans(List<RateLimitCheck> checks, String plan, String[] plans) {
         int n = checks.size();
         if (n == 0) {
             throw new IllegalArgumentException("at least one check is needed");
@@ -119,18 +141,25 @@ public class DefaultRateLimiter implements RateLimiter {
         String[] keys = new String[n];
         long[] costs = new long[n];
         for (int i = 0; i < n; i++) {
-            resolve(checks.get(i), ps, keys, costs, i);
+            resolve(checks.get(i), plans == null ? plan : plans[i], ps, keys, costs, i);
         }
         return decide(ps, keys, costs);
     }
 
-    /** Puts the policy, key and cost of check {@code c} at index {@code i}, or says why it can never be decided. */
-    private void resolve(RateLimitCheck c, Policy[] ps, String[] keys, long[] costs, int i) {
-        Policy p = policies.get(c.policy());
+    /**
+     * Puts the policy (on {@code plan}), key and cost of check {@code c} at index {@code i}, or says why it can never
+     * be decided. Every plan of a policy has the policy's name, hence its Redis key: a client moving between plans
+     * keeps what it used.
+     */
+    private void resolve(RateLimitCheck c, String plan, Policy[] ps, String[] keys, long[] costs, int i) {
+        Policy p = policies.get(c.policy(), plan);
         if (c.cost() > p.capacity()) {
+            String attribute = p.algorithm().usesBurst() ? "burst" : "limit";
+            boolean onPlan = p != policies.get(c.policy());
             throw new IllegalArgumentException("cost " + c.cost() + " can never be admitted by policy '" + p.name()
-                    + "', whose capacity is " + p.capacity() + "; lower the cost or raise "
-                    + PolicyValidator.property(p.name(), p.algorithm().usesBurst() ? "burst" : "limit"));
+                    + "'" + (onPlan ? " on plan '" + plan + "'" : "") + ", whose capacity is " + p.capacity()
+                    + "; lower the cost or raise " + (onPlan ? PolicyValidator.planProperty(p.name(), plan, attribute)
+                            : PolicyValidator.property(p.name(), attribute)));
         }
         ps[i] = p;
         keys[i] = RedisKeys.key(keyPrefix, p.name(), c.key());
@@ -157,6 +186,11 @@ public class DefaultRateLimiter implements RateLimiter {
     public RateLimitDecision checkBlocking(List<RateLimitCheck> checks) {
         // bounded: the backend call carries the timeout, the cache and the failure modes answer at once
         return check(checks).await().indefinitely();
+    }
+
+    @Override
+    public RateLimitDecision checkBlocking(List<RateLimitCheck> checks, String plan) {
+        return check(checks, plan).await().indefinitely();
     }
 
 }

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime;
 
+import java.util.List;
 import java.util.Optional;
 
 import jakarta.enterprise.event.Observes;
@@ -13,6 +14,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.PlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
@@ -47,8 +49,10 @@ public class RateLimitProducer {
     @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
             Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics,
-            @Any Instance<KeyResolver> resolvers) {
-        PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null);
+            @Any Instance<KeyResolver> resolvers, @Any Instance<PlanResolver> planResolvers) {
+        PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null,
+                planResolvers.isAmbiguous() ? planResolvers.handlesStream()
+                        .map(h -> h.getBean().getBeanClass().getName()).sorted().toList() : List.of());
         LocalBackend local = new LocalBackend(config.local().maxKeys());
         RateLimitBackend backend = local;
         Optional<String> clientName = buildConfig.redis().clientName();

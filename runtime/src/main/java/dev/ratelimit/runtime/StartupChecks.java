@@ -16,8 +16,9 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 /**
  * Every check of the configuration the start makes, in one place and one report: the policies, the settings, the
  * annotated methods against the policies and their plans as configured at start-up (the build saw only the values it
- * was given), and the keys naming {@code KeyResolver} beans. The build checks what it can see earlier (see the
- * deployment's validator); closed sets of values are enums of the configuration mapping, which SmallRye Config checks.
+ * was given), the keys naming {@code KeyResolver} beans, and at most one {@code PlanResolver}. The build checks what
+ * it can see earlier (see the deployment's validator); closed sets of values are enums of the configuration mapping,
+ * which SmallRye Config checks.
  */
 final class StartupChecks {
 
@@ -28,14 +29,20 @@ final class StartupChecks {
      * The configured policies, once every check passed.
      *
      * @param resolverNamed whether a {@code KeyResolver} bean has this name
+     * @param planResolvers the classes of the {@code PlanResolver} beans when more than one could be used, else empty
      * @throws ConfigurationException listing every problem, each naming the property or annotation to fix
      */
-    static PolicyRegistry verify(RateLimitRuntimeConfig config, Predicate<String> resolverNamed) {
+    static PolicyRegistry verify(RateLimitRuntimeConfig config, Predicate<String> resolverNamed,
+            List<String> planResolvers) {
         List<String> errors = new ArrayList<>();
         PolicyRegistry policies = ConfiguredPolicies.from(config, errors);
         settings(config, errors);
         methods(policies, config, errors);
         keys(policies, resolverNamed, errors);
+        if (planResolvers.size() > 1) {
+            errors.add("Several PlanResolver beans " + planResolvers + ": the plan of a request must come from one; "
+                    + "keep one, or choose one with @Alternative and @Priority");
+        }
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid rate-limit configuration (" + errors.size() + " problem"
                     + (errors.size() > 1 ? "s" : "") + "):\n  - " + String.join("\n  - ", errors));

@@ -4,8 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
+import dev.ratelimit.PlanResolver;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
@@ -16,10 +19,12 @@ import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
+import io.smallrye.mutiny.Uni;
+import io.vertx.ext.web.RoutingContext;
 
 /**
  * What the filter and the interceptor share: the limits of a method ({@link MethodTargets}), the checks of a request
- * (its annotated and path policies, their keys) and the renderer of decisions ({@link RateLimitHeaders}).
+ * (its annotated and path policies, their keys and plans) and the renderer of decisions ({@link RateLimitHeaders}).
  */
 @Singleton
 public class HttpLimits {
@@ -34,10 +39,22 @@ public class HttpLimits {
     private final RateLimitHeaders headers;
     private final MethodTargets methods = new MethodTargets();
     private final List<Policy> pathPolicies = new ArrayList<>();
+    /** Null without a {@code PlanResolver} bean (the start fails when there are several). */
+    private final PlanResolver planResolver;
 
-    HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config) {
+    /** A request's checks, and the plan of each ({@code plans} null when every check is on its base plan). */
+    public record RequestChecks(List<RateLimitCheck> checks, String[] plans) {
+        /** Whether no policy applies. */
+        public boolean isEmpty() {
+            return checks.isEmpty();
+        }
+    }
+
+    HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config,
+            @Any Instance<PlanResolver> planResolvers) {
         this.limiter = limiter;
         this.keys = keys;
+        this.planResolver = planResolvers.isResolvable() ? planResolvers.get() : null;
         List<HeaderFamily> families = config.http().headers();
         this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY));
         for (Policy p : limiter.policies().all()) {
@@ -70,18 +87,20 @@ public class HttpLimits {
     /**
      * The checks for a request: the annotation specs, then every path policy matching {@code path},
      * the {@link RoutedPath} of the request (unless already named by an annotation; none when
-     * {@code path} is null). Returns {@code null} when a required key is missing and the
-     * configuration denies such requests.
+     * {@code path} is null), each on the plan the {@code PlanResolver} names for it. Returns {@code null} when a
+     * required key is missing and the configuration denies such requests.
      */
-    public List<RateLimitCheck> checks(RateLimitSpec[] specs, io.vertx.ext.web.RoutingContext rc, String path,
-            String method) {
+    public RequestChecks checks(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
+        int most = specs.length + (path == null ? 0 : pathPolicies.size());
         List<RateLimitCheck> checks = new ArrayList<>(specs.length + 1);
+        String[] plans = null;
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
             String identity = keys.resolve(s.key() != null && !s.key().isEmpty() ? s.key() : p.key(), rc);
             if (identity == KeyResolution.DENY) {
                 return null;
             }
+            plans = withPlan(plans, most, checks.size(), plan(p, rc));
             checks.add(new RateLimitCheck(p.name(), identity, s.cost()));
         }
         if (path != null) {
@@ -91,11 +110,35 @@ public class HttpLimits {
                     if (identity == KeyResolution.DENY) {
                         return null;
                     }
+                    plans = withPlan(plans, most, checks.size(), plan(p, rc));
                     checks.add(new RateLimitCheck(p.name(), identity, 1));
                 }
             }
         }
-        return checks;
+        return new RequestChecks(checks, plans);
+    }
+
+    /** Decides a request's checks, all-or-nothing, each on its plan. */
+    public Uni<RateLimitDecision> decide(RequestChecks checks) {
+        return limiter.checkOnPlans(checks.checks(), checks.plans());
+    }
+
+    /** The plan the application names for this request and policy; null outside HTTP or for a policy without plans. */
+    private String plan(Policy p, RoutingContext rc) {
+        if (planResolver == null || rc == null || !limiter.policies().hasPlans(p.name())) {
+            return null;
+        }
+        return planResolver.plan(p.name(), rc.request());
+    }
+
+    /** {@code plans} with {@code plan} at {@code i}, allocated on the first plan (most requests have none). */
+    private static String[] withPlan(String[] plans, int most, int i, String plan) {
+        if (plan == null) {
+            return plans;
+        }
+        String[] all = plans == null ? new String[most] : plans;
+        all[i] = plan;
+        return all;
     }
 
     private static boolean appliesTo(Policy p, String path, String method) {
@@ -123,18 +166,22 @@ public class HttpLimits {
         return false;
     }
 
-    /** A decision for requests denied because their key is missing ({@code missing-header=deny}). */
-    public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs) {
+    /** A decision for requests denied because their key is missing ({@code missing-header=deny}), on their plans. */
+    public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs, RoutingContext rc) {
         List<PolicyDecision> list = new ArrayList<>();
         for (RateLimitSpec s : specs) {
-            Policy p = limiter.policies().get(s.policy());
-            list.add(new PolicyDecision(p.name(), p.limit(), p.window(), false, 0, p.window(), p.window(), false));
+            list.add(denied(limiter.policies().get(s.policy()), rc));
         }
         if (list.isEmpty()) {
             for (Policy p : pathPolicies) {
-                list.add(new PolicyDecision(p.name(), p.limit(), p.window(), false, 0, p.window(), p.window(), false));
+                list.add(denied(p, rc));
             }
         }
         return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
+    }
+
+    private PolicyDecision denied(Policy policy, RoutingContext rc) {
+        Policy p = limiter.policies().get(policy.name(), plan(policy, rc));
+        return new PolicyDecision(p.name(), p.limit(), p.window(), false, 0, p.window(), p.window(), false);
     }
 }

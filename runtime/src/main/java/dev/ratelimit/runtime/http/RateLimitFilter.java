@@ -1,7 +1,5 @@
 package dev.ratelimit.runtime.http;
 
-import java.util.List;
-
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.MultivaluedMap;
@@ -15,7 +13,6 @@ import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
 import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
@@ -50,9 +47,9 @@ public class RateLimitFilter {
         }
         // path policies see the path routing matched, not the spelling on the request line
         String path = http.hasPathPolicies() ? RoutedPath.of(request) : null;
-        List<RateLimitCheck> checks = http.checks(target.specs(), rc, path, rc.request().method().name());
+        HttpLimits.RequestChecks checks = http.checks(target.specs(), rc, path, rc.request().method().name());
         if (checks == null) {
-            RateLimitDecision denied = http.missingKeyDecision(target.specs());
+            RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc);
             rc.put(HttpLimits.DECISION, denied);
             return Uni.createFrom().item(tooManyRequests(denied));
         }
@@ -61,7 +58,7 @@ public class RateLimitFilter {
         }
         // the interceptor must not decide this invocation again
         rc.put(HttpLimits.DECIDED_METHOD, target.methodKey());
-        return http.limiter().check(checks).map(d -> {
+        return http.decide(checks).map(d -> {
             rc.put(HttpLimits.DECISION, d);
             if (d.allowed()) {
                 logShadow(d);

@@ -1,7 +1,6 @@
 package dev.ratelimit.runtime.interceptor;
 
 import java.lang.reflect.Method;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.annotation.Priority;
@@ -11,10 +10,10 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.http.HttpLimits;
+import dev.ratelimit.runtime.http.HttpLimits.RequestChecks;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
 import io.quarkus.arc.Arc;
@@ -59,7 +58,7 @@ public class RateLimitInterceptor {
             rc.remove(HttpLimits.DECIDED_METHOD);
             return ctx.proceed();
         }
-        List<RateLimitCheck> checks = http.checks(specs, rc, null, null);
+        RequestChecks checks = http.checks(specs, rc, null, null);
         Class<?> type = method.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
             return onCallerContext(decide(checks, specs, rc)).chain(d -> d.allowed() ? proceedUni(ctx)
@@ -89,9 +88,9 @@ public class RateLimitInterceptor {
         return ctx.proceed();
     }
 
-    private Uni<RateLimitDecision> decide(List<RateLimitCheck> checks, RateLimitSpec[] specs, RoutingContext rc) {
-        Uni<RateLimitDecision> d = checks == null ? Uni.createFrom().item(http.missingKeyDecision(specs))
-                : http.limiter().check(checks);
+    private Uni<RateLimitDecision> decide(RequestChecks checks, RateLimitSpec[] specs, RoutingContext rc) {
+        Uni<RateLimitDecision> d = checks == null ? Uni.createFrom().item(http.missingKeyDecision(specs, rc))
+                : http.decide(checks);
         if (rc == null) {
             return d;
         }
