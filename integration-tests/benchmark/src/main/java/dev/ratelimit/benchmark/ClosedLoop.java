@@ -1,11 +1,14 @@
 package dev.ratelimit.benchmark;
 
+import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -14,11 +17,17 @@ import org.jboss.logging.Logger;
 /**
  * A closed-loop load: {@code concurrency} callers, each starting its next call as soon as the
  * previous one ends, for a warm-up and then a measured period. Latency is from the start of a call
- * to its end, recorded in microseconds with HdrHistogram (wait-free, from any thread).
+ * to its end, recorded in microseconds with HdrHistogram (wait-free, from any thread), for calls that
+ * Redis decided: a failed call is counted apart, and kept out of the latencies and of the CPU per
+ * decision (an error answered at once would make a failing contender look fast and cheap).
  * <p>
  * The callers are asynchronous (a caller is a chain of calls, not a thread): on a 2-core machine 64
  * blocked threads would measure the scheduler more than the limiter, and every contender here has
- * an asynchronous API.
+ * an asynchronous API. Each caller starts on one of the given threads (the Vert.x event loops, in
+ * turn, as HTTP requests arrive in Quarkus) and goes on where its calls complete: a Vert.x client
+ * completes a call on the event loop that made it, so the callers stay spread over the event loops.
+ * Started all from one thread, they would all go on on the one event loop their first replies
+ * came on, and an executor's second connection would never carry a call.
  */
 final class ClosedLoop {
 
@@ -28,6 +37,8 @@ final class ClosedLoop {
     private final int keyCount;
     private final Recorder recorder = new Recorder(3);
     private final LongAdder succeeded = new LongAdder();
+    /** Decided calls that were denied: counted rather than the admitted ones, so the common case, none, is exact. */
+    private final LongAdder denied = new LongAdder();
     private final LongAdder failures = new LongAdder();
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean running = true;
@@ -41,35 +52,48 @@ final class ClosedLoop {
     /**
      * Runs {@code operation} with that many callers over {@code keyCount} keys (picked uniformly) and measures it,
      * with the CPU time this process and Redis ({@code redisCpuSeconds}, its {@code used_cpu_user + used_cpu_sys})
-     * spent over the measured period.
+     * spent over the measured period, and what {@code counters} (null: none) counted over it. Caller {@code i}
+     * makes its first call on {@code starters[i % starters.size()]} (none: on this thread).
      */
     static Measurement run(Operation operation, int keyCount, int concurrency, long warmupMillis, long durationMillis,
-            DoubleSupplier redisCpuSeconds) {
+            List<Executor> starters, DoubleSupplier redisCpuSeconds, Supplier<long[]> counters) {
         ClosedLoop loop = new ClosedLoop(operation, keyCount);
         for (int i = 0; i < concurrency; i++) {
             loop.inFlight.incrementAndGet();
-            new Caller(loop).next();
+            Caller caller = new Caller(loop);
+            if (starters.isEmpty()) {
+                caller.next();
+            } else {
+                starters.get(i % starters.size()).execute(caller::next);
+            }
         }
         sleep(warmupMillis);
         loop.recorder.getIntervalHistogram(); // drop the warm-up
         loop.succeeded.reset();
+        loop.denied.reset();
         loop.failures.reset();
+        long[] countedStart = counters == null ? new long[0] : counters.get();
         double redisStart = redisCpuSeconds.getAsDouble();
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         sleep(durationMillis);
         Histogram h = loop.recorder.getIntervalHistogram();
         long ok = loop.succeeded.sumThenReset();
+        long admitted = ok - loop.denied.sumThenReset();
         long failed = loop.failures.sumThenReset();
         long elapsed = System.nanoTime() - start;
         long cpu = processCpuNanos() - cpuStart;
         double redisCpu = redisCpuSeconds.getAsDouble() - redisStart;
+        long[] counted = counters == null ? new long[0] : counters.get();
+        for (int i = 0; i < counted.length; i++) {
+            counted[i] -= i < countedStart.length ? countedStart[i] : 0;
+        }
         loop.running = false;
         loop.drain();
         if (loop.lastFailure != null && failed > 0) {
             LOG.debugf("Last failure: %s", loop.lastFailure.toString());
         }
-        return new Measurement(h, ok, failed, elapsed, loop.lastFailure, cpu, redisCpu * 1e9);
+        return new Measurement(h, ok, admitted, failed, elapsed, loop.lastFailure, cpu, redisCpu * 1e9, counted);
     }
 
     /** CPU time of this whole process (every thread: callers, clients, GC, JIT), in nanoseconds. */
@@ -128,15 +152,17 @@ final class ClosedLoop {
         }
 
         @Override
-        public void ok() {
+        public void decided(boolean admitted) {
             loop.recorder.recordValue(Math.max(1, (System.nanoTime() - startNanos) / 1000));
             loop.succeeded.increment();
+            if (!admitted) {
+                loop.denied.increment();
+            }
             proceed();
         }
 
         @Override
         public void failed(Throwable failure) {
-            loop.recorder.recordValue(Math.max(1, (System.nanoTime() - startNanos) / 1000));
             loop.failures.increment();
             if (failure != null) {
                 loop.lastFailure = failure;
@@ -161,28 +187,30 @@ final class ClosedLoop {
         }
     }
 
-    /** What one run measured. */
-    record Measurement(Histogram histogram, long succeeded, long failures, long elapsedNanos, Throwable lastFailure,
-            long jvmCpuNanos, double redisCpuNanos) {
+    /**
+     * What one run measured: the latencies of the calls Redis decided, how many it decided and admitted, how
+     * many failed, and what the counters counted (per connection, say) over the measured period.
+     */
+    record Measurement(Histogram histogram, long succeeded, long admitted, long failures, long elapsedNanos,
+            Throwable lastFailure, long jvmCpuNanos, double redisCpuNanos, long[] counted) {
 
         /** Calls answered by Redis, per second (failed and fallback calls excluded). */
         double decisionsPerSecond() {
             return succeeded * 1e9 / elapsedNanos;
         }
 
-        /** CPU microseconds this process spent per call made (answered by Redis or not). */
+        /** CPU microseconds this process spent per decision Redis made; NaN when it made none. */
         double jvmCpuMicrosPerCall() {
-            return perCall(jvmCpuNanos);
+            return perDecision(jvmCpuNanos);
         }
 
-        /** CPU microseconds Redis spent per call made. */
+        /** CPU microseconds Redis spent per decision it made; NaN when it made none. */
         double redisCpuMicrosPerCall() {
-            return perCall(redisCpuNanos);
+            return perDecision(redisCpuNanos);
         }
 
-        private double perCall(double nanos) {
-            long calls = succeeded + failures;
-            return calls == 0 ? 0 : nanos / 1000 / calls;
+        private double perDecision(double nanos) {
+            return succeeded == 0 ? Double.NaN : nanos / 1000 / succeeded;
         }
 
         double micros(double percentile) {

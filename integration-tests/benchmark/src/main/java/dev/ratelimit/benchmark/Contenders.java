@@ -59,7 +59,7 @@ final class Contenders {
     static Operation limiter(RateLimiter limiter, String policy, String[] identities) {
         return (key, done) -> limiter.check(policy, identities[key]).subscribe().with(d -> {
             if (d.source() == RateLimitDecision.Source.REDIS) {
-                done.ok();
+                done.decided(d.allowed());
             } else {
                 done.failed(null); // answered by the failure mode: not a Redis decision
             }
@@ -83,7 +83,7 @@ final class Contenders {
             keys[i] = new String[] { RedisKeys.key("rl", policy.name(), identities[i]) };
         }
         return (key, done) -> backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false).subscribe()
-                .with(r -> done.ok(), done::failed);
+                .with(r -> done.decided(r.allAdmitted()), done::failed);
     }
 
     /**
@@ -104,7 +104,7 @@ final class Contenders {
         return (key, done) -> {
             io.smallrye.mutiny.Uni<dev.ratelimit.runtime.backend.BackendReply> u = backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false);
             u = scheduler == null ? u.ifNoItem().after(timeout).fail() : u.ifNoItem().after(timeout).on(scheduler).fail();
-            u.subscribe().with(r -> done.ok(), done::failed);
+            u.subscribe().with(r -> done.decided(r.allAdmitted()), done::failed);
         };
     }
 
@@ -139,7 +139,7 @@ final class Contenders {
             keys[i] = new String[] { RedisKeys.key("rl", policy.name(), identities[i]) };
         }
         return (key, done) -> backend.decide(ps, keys[key], costs, RateLimitBackend.BACKEND_CLOCK, false).subscribe()
-                .with(r -> done.ok(), done::failed);
+                .with(r -> done.decided(r.allAdmitted()), done::failed);
     }
 
     /** The ceiling: the same executor and Redis client running a script that only returns 1. */
@@ -152,7 +152,10 @@ final class Contenders {
                 done::failed);
     }
 
-    /** Redisson's {@code RRateLimiter} (one per key, rate set once). */
+    /**
+     * Redisson's {@code RRateLimiter}, one per key, through {@code tryAcquireAsync}. Its rate lives in Redis
+     * ({@code trySetRate}): {@link Peer#prepare} sets it again after a {@code FLUSHALL}.
+     */
     static Peer redisson(String redisUri, String[] identities) {
         Config config = new Config();
         config.useSingleServer().setAddress(redisUri);
@@ -160,19 +163,30 @@ final class Contenders {
         RRateLimiter[] limiters = new RRateLimiter[identities.length];
         for (int i = 0; i < identities.length; i++) {
             limiters[i] = client.getRateLimiter("redisson:{" + identities[i] + "}");
-            limiters[i].trySetRate(RateType.OVERALL, RATE, Duration.ofSeconds(1), Duration.ofMinutes(10));
         }
-        Operation op = (key, done) -> limiters[key].tryAcquireAsync().whenComplete((ok, failure) -> {
+        Runnable setRates = () -> {
+            java.util.concurrent.CompletableFuture<?>[] set = new java.util.concurrent.CompletableFuture<?>[limiters.length];
+            for (int i = 0; i < limiters.length; i++) {
+                set[i] = limiters[i].trySetRateAsync(RateType.OVERALL, RATE, Duration.ofSeconds(1), Duration.ofMinutes(10))
+                        .toCompletableFuture();
+            }
+            java.util.concurrent.CompletableFuture.allOf(set).join();
+        };
+        setRates.run();
+        Operation op = (key, done) -> limiters[key].tryAcquireAsync().whenComplete((admitted, failure) -> {
             if (failure == null) {
-                done.ok();
+                done.decided(admitted);
             } else {
                 done.failed(failure);
             }
         });
-        return new Peer(op, client::shutdown);
+        return new Peer(op, setRates, client::shutdown);
     }
 
-    /** Bucket4j's Lettuce integration (compare-and-swap), asynchronous proxies, one per key. */
+    /**
+     * Bucket4j's Lettuce integration (compare-and-swap), asynchronous proxies, one per key. Buckets are created on
+     * first use, so a {@code FLUSHALL} needs nothing done.
+     */
     static Peer bucket4j(String redisUri, String[] identities) {
         RedisClient client = RedisClient.create(redisUri);
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
@@ -188,20 +202,21 @@ final class Contenders {
             buckets[i] = proxies.builder().build(("bucket4j:{" + identities[i] + "}").getBytes(StandardCharsets.UTF_8),
                     () -> java.util.concurrent.CompletableFuture.completedFuture(configuration));
         }
-        Operation op = (key, done) -> buckets[key].tryConsume(1).whenComplete((ok, failure) -> {
+        Operation op = (key, done) -> buckets[key].tryConsume(1).whenComplete((admitted, failure) -> {
             if (failure == null) {
-                done.ok();
+                done.decided(admitted);
             } else {
                 done.failed(failure);
             }
         });
         return new Peer(op, () -> {
+        }, () -> {
             connection.close();
             client.shutdown();
         });
     }
 
-    /** A peer and how to release its client. */
-    record Peer(Operation operation, Runnable close) {
+    /** A peer, what it needs done after a {@code FLUSHALL}, and how to release its client. */
+    record Peer(Operation operation, Runnable prepare, Runnable close) {
     }
 }

@@ -1,7 +1,14 @@
 package dev.ratelimit.benchmark;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import org.jboss.logging.Logger;
 
@@ -12,14 +19,18 @@ import dev.ratelimit.runtime.redis.LuaScriptExecutor;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.test.redis.RespClient;
+import io.netty.util.concurrent.EventExecutor;
+import io.vertx.core.Context;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 
 /**
  * Decisions per second and latency of every contender, for each key set and number of callers.
- * Within a cell group (one key set, one number of callers) the contenders run back to back, so the
- * ratios compare measurements taken under the same conditions.
+ * Within a cell group (one key set, one number of callers) the contenders run back to back, several
+ * times in rotated order, so the ratios compare measurements taken under the same conditions; a row
+ * is the median of its repetitions, with their range.
  */
 final class LimiterSuite {
 
@@ -41,9 +52,66 @@ final class LimiterSuite {
     static final String SHAPE = "batching: backend, ";
     private static final int[][] SHAPES = { { 1, 2 }, { 4, 2 }, { 16, 2 }, { 64, 2 }, { 16, 1 }, { 16, 4 } };
 
-    /** One cell. */
+    /**
+     * One cell: the median of its repetitions for every figure, the range of decisions per second, and the
+     * sums of what was counted (failed, decided and admitted calls; calls per connection, when counted).
+     * CPU figures are per decision; NaN when no call was decided.
+     */
     record Row(String keySet, int keys, int concurrency, String contender, double decisionsPerSecond, double p50,
-            double p99, double p999, long failures, double jvmCpuMicros, double redisCpuMicros) {
+            double p99, double p999, long failures, double jvmCpuMicros, double redisCpuMicros,
+            double minDecisionsPerSecond, double maxDecisionsPerSecond, int repetitions, long decided, long admitted,
+            long[] callsPerConnection) {
+
+        static Row of(String keySet, int keys, int concurrency, String contender, List<ClosedLoop.Measurement> runs) {
+            long failures = 0, decided = 0, admitted = 0;
+            long[] perConnection = new long[0];
+            for (ClosedLoop.Measurement m : runs) {
+                failures += m.failures();
+                decided += m.succeeded();
+                admitted += m.admitted();
+                if (m.counted().length > perConnection.length) {
+                    perConnection = Arrays.copyOf(perConnection, m.counted().length);
+                }
+                for (int i = 0; i < m.counted().length; i++) {
+                    perConnection[i] += m.counted()[i];
+                }
+            }
+            List<Double> rates = runs.stream().map(ClosedLoop.Measurement::decisionsPerSecond).toList();
+            return new Row(keySet, keys, concurrency, contender, median(rates),
+                    median(runs.stream().map(m -> m.micros(50)).toList()), median(runs.stream().map(m -> m.micros(99)).toList()),
+                    median(runs.stream().map(m -> m.micros(99.9)).toList()), failures,
+                    median(runs.stream().map(ClosedLoop.Measurement::jvmCpuMicrosPerCall).toList()),
+                    median(runs.stream().map(ClosedLoop.Measurement::redisCpuMicrosPerCall).toList()),
+                    rates.stream().mapToDouble(d -> d).min().orElse(0), rates.stream().mapToDouble(d -> d).max().orElse(0),
+                    runs.size(), decided, admitted, perConnection);
+        }
+
+        /** Whether every call Redis decided was an admission, as every contender is set up to give. */
+        boolean allAdmitted() {
+            return admitted == decided;
+        }
+
+        /** The share of the calls each connection carried, e.g. {@code 52% / 48%}; empty when not counted. */
+        String connectionShares() {
+            long total = Arrays.stream(callsPerConnection).sum();
+            StringBuilder b = new StringBuilder();
+            for (long c : callsPerConnection) {
+                b.append(b.length() == 0 ? "" : " / ")
+                        .append(String.format(Locale.ROOT, "%.0f%%", total == 0 ? 0.0 : 100.0 * c / total));
+            }
+            return b.toString();
+        }
+
+        /** The median; of an even count, the mean of the middle two. NaN values (nothing decided) are left out. */
+        static double median(List<Double> values) {
+            List<Double> sorted = new ArrayList<>(values.stream().filter(v -> !v.isNaN()).toList());
+            if (sorted.isEmpty()) {
+                return Double.NaN;
+            }
+            sorted.sort(null);
+            int n = sorted.size();
+            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        }
     }
 
     /** The experiment's alternative timer: cancelled tasks are left in the queue, so a cancel is O(1). */
@@ -61,6 +129,8 @@ final class LimiterSuite {
     private final Vertx vertx;
     private final LuaScriptRegistry scripts;
     private final RespClient admin;
+    /** One context on each Vert.x event loop: where the callers start. */
+    private final List<Executor> eventLoops = new ArrayList<>();
 
     LimiterSuite(Settings settings, DefaultRateLimiter limiter, LuaScriptExecutor ceilingExecutor, String redisUri,
             Vertx vertx, LuaScriptRegistry scripts, RespClient admin) {
@@ -68,6 +138,17 @@ final class LimiterSuite {
         this.settings = settings;
         this.limiter = limiter;
         this.ceilingExecutor = ceilingExecutor;
+        // a new event-loop context takes the next event loop, in turn: one per event loop
+        VertxInternal core = (VertxInternal) vertx.getDelegate();
+        int loops = 0;
+        for (EventExecutor ignored : core.getEventLoopGroup()) {
+            loops++;
+        }
+        for (int i = 0; i < loops; i++) {
+            Context context = core.createEventLoopContext();
+            eventLoops.add(task -> context.runOnContext(v -> task.run()));
+        }
+        LOG.infof("Callers start on %d event loops", loops);
         this.redisUri = redisUri;
         this.vertx = vertx;
         this.scripts = scripts;
@@ -82,84 +163,139 @@ final class LimiterSuite {
                 .setMaxPoolSize(6).setMaxPoolWaiting(24));
         Redis pooledLarge = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
                 .setMaxPoolSize(64).setMaxPoolWaiting(1024));
-        java.util.Map<String, RedisBackend> shapes = new java.util.HashMap<>();
+        Map<String, Shape> shapes = new HashMap<>();
+        int maxConcurrency = settings.concurrency().stream().mapToInt(i -> i).max().getAsInt();
         for (int keys : new int[] { 1, settings.keys() }) {
             String keySet = keys == 1 ? "hot key" : String.format("%,d keys", keys);
             String[] ids = Contenders.identities(keys);
-            Contenders.Peer redisson = settings.measures(REDISSON) ? Contenders.redisson(redisUri, ids) : null;
-            Contenders.Peer bucket4j = settings.measures(BUCKET4J) ? Contenders.bucket4j(redisUri, ids) : null;
+            List<Contenders.Peer> peers = new ArrayList<>();
+            Contenders.Peer redisson = peer(peers, REDISSON, () -> Contenders.redisson(redisUri, ids));
+            Contenders.Peer bucket4j = peer(peers, BUCKET4J, () -> Contenders.bucket4j(redisUri, ids));
             try {
                 for (int concurrency : settings.concurrency()) {
-                    if (settings.measures(CEILING)) {
-                        rows.add(cell(keySet, keys, concurrency, CEILING,
-                                Contenders.ceiling(ceilingExecutor, returnOne, "rl", ids)));
-                    }
+                    List<Contender> group = new ArrayList<>();
+                    add(group, CEILING, () -> Contenders.ceiling(ceilingExecutor, returnOne, "rl", ids));
                     for (Algorithm a : Algorithm.values()) {
-                        String name = OURS + a.configName();
-                        if (settings.measures(name)) {
-                            rows.add(cell(keySet, keys, concurrency, name, Contenders.limiter(limiter, a.configName(), ids)));
-                        }
+                        add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
                     }
-                    if (settings.measures(BACKEND_ONLY)) {
-                        rows.add(cell(keySet, keys, concurrency, BACKEND_ONLY,
-                                Contenders.backendOnly(limiter, "token-bucket", ids)));
-                    }
-                    if (settings.measures(TIMEOUT_VERTX)) {
-                        rows.add(cell(keySet, keys, concurrency, TIMEOUT_VERTX,
-                                Contenders.backendWithTimeout(limiter, "token-bucket", ids, null)));
-                    }
-                    if (settings.measures(TIMEOUT_STPE)) {
-                        rows.add(cell(keySet, keys, concurrency, TIMEOUT_STPE,
-                                Contenders.backendWithTimeout(limiter, "token-bucket", ids, TIMER)));
-                    }
-                    if (settings.measures(POOLED_DEFAULT)) {
-                        rows.add(cell(keySet, keys, concurrency, POOLED_DEFAULT, Contenders.pooledBackend(pooledDefault,
-                                scripts, limiter.policies().get("token-bucket"), ids)));
-                    }
-                    if (settings.measures(POOLED_LARGE)) {
-                        rows.add(cell(keySet, keys, concurrency, POOLED_LARGE, Contenders.pooledBackend(pooledLarge,
-                                scripts, limiter.policies().get("token-bucket"), ids)));
-                    }
-                    for (int[] shape : SHAPES) {
-                        String name = SHAPE + "max-batch " + shape[0] + ", " + shape[1] + " connections";
-                        if (settings.measures(name) && concurrency == settings.concurrency().stream().mapToInt(i -> i).max().getAsInt()) {
-                            // one executor per shape for the whole run: an executor keeps its connections
-                            RedisBackend backend = shapes.computeIfAbsent(name, n -> new RedisBackend(
-                                    new LuaScriptExecutor(pooledLarge, shape[0], shape[1]), scripts, false));
-                            rows.add(cell(keySet, keys, concurrency, name,
-                                    Contenders.backend(backend, limiter.policies().get("token-bucket"), ids)));
+                    add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));
+                    add(group, TIMEOUT_VERTX, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, null));
+                    add(group, TIMEOUT_STPE, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, TIMER));
+                    add(group, POOLED_DEFAULT, () -> Contenders.pooledBackend(pooledDefault, scripts,
+                            limiter.policies().get("token-bucket"), ids));
+                    add(group, POOLED_LARGE, () -> Contenders.pooledBackend(pooledLarge, scripts,
+                            limiter.policies().get("token-bucket"), ids));
+                    if (concurrency == maxConcurrency) {
+                        for (int[] s : SHAPES) {
+                            String name = SHAPE + "max-batch " + s[0] + ", " + s[1] + " connections";
+                            if (settings.measures(name)) {
+                                // one executor per shape for the whole run: an executor keeps its connections
+                                Shape shape = shapes.computeIfAbsent(name, n -> new Shape(pooledLarge, scripts, s[0], s[1]));
+                                group.add(new Contender(name, Contenders.backend(shape.backend,
+                                        limiter.policies().get("token-bucket"), ids), null, shape.redis::callsPerConnection));
+                            }
                         }
                     }
                     if (redisson != null) {
-                        rows.add(cell(keySet, keys, concurrency, REDISSON, redisson.operation()));
+                        group.add(new Contender(REDISSON, redisson.operation(), redisson.prepare(), null));
                     }
                     if (bucket4j != null) {
-                        rows.add(cell(keySet, keys, concurrency, BUCKET4J, bucket4j.operation()));
+                        group.add(new Contender(BUCKET4J, bucket4j.operation(), bucket4j.prepare(), null));
                     }
+                    rows.addAll(measure(keySet, keys, concurrency, group));
                 }
             } finally {
-                if (redisson != null) {
-                    redisson.close().run();
-                }
-                if (bucket4j != null) {
-                    bucket4j.close().run();
+                for (Contenders.Peer p : peers) {
+                    p.close().run();
                 }
             }
         }
         return rows;
     }
 
-    private Row cell(String keySet, int keys, int concurrency, String contender, Operation op) {
-        ClosedLoop.Measurement m = ClosedLoop.run(op, keys, concurrency, settings.warmupMillis(), settings.durationMillis(),
-                this::redisCpuSeconds);
-        Row row = new Row(keySet, keys, concurrency, contender, m.decisionsPerSecond(), m.micros(50), m.micros(99),
-                m.micros(99.9), m.failures(), m.jvmCpuMicrosPerCall(), m.redisCpuMicrosPerCall());
-        LOG.infof("%-9s %3d callers  %-34s %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/call JVM %.1f Redis %.1f us%s",
-                keySet, concurrency, contender, row.decisionsPerSecond(), row.p50(), row.p99(), row.p999(),
-                row.jvmCpuMicros(), row.redisCpuMicros(),
+    /**
+     * Every contender of one cell group (one key set, one number of callers) {@code bench.repetitions} times:
+     * each repetition runs them all, one after the other, starting at another place of the list, so no
+     * contender always follows the same one or always runs first (when the machine, shared, may be quieter).
+     */
+    private List<Row> measure(String keySet, int keys, int concurrency, List<Contender> group) {
+        int n = group.size();
+        int repetitions = settings.repetitions();
+        Map<String, List<ClosedLoop.Measurement>> samples = new LinkedHashMap<>();
+        for (Contender c : group) {
+            samples.put(c.name(), new ArrayList<>());
+        }
+        for (int r = 0; r < repetitions; r++) {
+            int first = n == 0 ? 0 : r * n / repetitions;
+            for (int i = 0; i < n; i++) {
+                Contender c = group.get((first + i) % n);
+                samples.get(c.name()).add(cell(keySet, concurrency, keys, c, r + 1));
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        for (Contender c : group) {
+            Row row = Row.of(keySet, keys, concurrency, c.name(), samples.get(c.name()));
+            LOG.infof("%-9s %3d callers  %-34s median of %d: %,9.0f /s (%,.0f-%,.0f)  p99 %,7.0f us  admitted %d of %d%s%s",
+                    keySet, concurrency, c.name(), row.repetitions(), row.decisionsPerSecond(), row.minDecisionsPerSecond(),
+                    row.maxDecisionsPerSecond(), row.p99(), row.admitted(), row.decided(),
+                    row.failures() > 0 ? ", " + row.failures() + " failed" : "",
+                    row.callsPerConnection().length > 0 ? ", calls per connection " + row.connectionShares() : "");
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    /** Adds a contender of ours, or a reference, if {@code bench.contenders} selects it. */
+    private void add(List<Contender> group, String name, Supplier<Operation> operation) {
+        if (settings.measures(name)) {
+            group.add(new Contender(name, operation.get(), null, null));
+        }
+    }
+
+    private Contenders.Peer peer(List<Contenders.Peer> peers, String name, Supplier<Contenders.Peer> create) {
+        if (!settings.measures(name)) {
+            return null;
+        }
+        Contenders.Peer p = create.get();
+        peers.add(p);
+        return p;
+    }
+
+    /** One measured run of one contender, from a Redis emptied of every other contender's keys. */
+    private ClosedLoop.Measurement cell(String keySet, int concurrency, int keys, Contender c, int repetition) {
+        admin.call("FLUSHALL");
+        if (c.prepare() != null) {
+            c.prepare().run();
+        }
+        ClosedLoop.Measurement m = ClosedLoop.run(c.operation(), keys, concurrency, settings.warmupMillis(),
+                settings.durationMillis(), eventLoops, this::redisCpuSeconds, c.counters());
+        LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f Redis %.1f us%s%s",
+                keySet, concurrency, c.name(), repetition, m.decisionsPerSecond(), m.micros(50), m.micros(99), m.micros(99.9),
+                m.jvmCpuMicrosPerCall(), m.redisCpuMicrosPerCall(),
+                m.admitted() != m.succeeded() ? "  ADMITTED " + m.admitted() + " of " + m.succeeded() : "",
                 m.failures() > 0 ? "  FAILED " + m.failures() + " (" + m.lastFailure() + ")" : "");
         ClosedLoop.sleep(300); // let the last replies and the GC settle before the next contender
-        return row;
+        return m;
+    }
+
+    /**
+     * A row of the suite: an operation, what it needs done after a {@code FLUSHALL} (null: nothing), and
+     * the calls it sent per connection so far (null: not counted).
+     */
+    private record Contender(String name, Operation operation, Runnable prepare,
+            Supplier<long[]> counters) {
+    }
+
+    /** The backend on an executor of its own shape, on a client that counts the calls of each connection. */
+    private static final class Shape {
+        final CountingRedis redis;
+        final RedisBackend backend;
+
+        Shape(Redis pooled, LuaScriptRegistry scripts, int maxBatch, int connections) {
+            this.redis = new CountingRedis(pooled.getDelegate());
+            this.backend = new RedisBackend(new LuaScriptExecutor(Redis.newInstance(redis), maxBatch, connections), scripts,
+                    false);
+        }
     }
 
     /** Redis' own CPU time so far (user + system), in seconds, from {@code INFO cpu}. */

@@ -15,8 +15,17 @@ interface Operation {
 
     /** How a call ended. */
     interface Done {
-        /** A decision (or reply) that came from Redis. */
-        void ok();
+        /**
+         * A decision that came from Redis, and whether it admitted the call. Every contender is set to
+         * admit far more than it is asked, so a denial means a contender decided something else than
+         * what is measured: counted, so the report can say so instead of assuming it.
+         */
+        void decided(boolean admitted);
+
+        /** A reply from Redis that carries no decision of its own (the ceiling's {@code 1}): an admission. */
+        default void ok() {
+            decided(true);
+        }
 
         /**
          * A call that did not get its answer from Redis: {@code failure} is the error, or {@code null}

@@ -229,7 +229,7 @@ final class RedisCost {
             java.util.concurrent.CompletableFuture<Throwable> f = new java.util.concurrent.CompletableFuture<>();
             op.call(0, new Operation.Done() {
                 @Override
-                public void ok() {
+                public void decided(boolean admitted) {
                     f.complete(null);
                 }
 

@@ -15,6 +15,8 @@ import java.util.TreeSet;
  * @param warmupMillis warm-up of every cell, not measured ({@code bench.warmup}, e.g. {@code 3s})
  * @param durationMillis measured time of every cell ({@code bench.duration})
  * @param concurrency concurrent callers to measure ({@code bench.concurrency}, e.g. {@code 1,8,64})
+ * @param repetitions how many times each cell of the limiter suite is measured, in rotated order; its row is the
+ *        median ({@code bench.repetitions}, at least 1)
  * @param keys size of the spread key set; the other key set is one hot key ({@code bench.keys})
  * @param suites which parts to run: {@code redis-cost}, {@code limiter}, {@code http} ({@code bench.suites})
  * @param contenders which rows of the limiter suite to run ({@code bench.contenders}; all by default)
@@ -22,7 +24,8 @@ import java.util.TreeSet;
  * @param output where the results, the Markdown table and the charts go ({@code bench.output})
  * @param redisUrl an external Redis to use instead of starting the embedded one ({@code bench.redis.url})
  */
-record Settings(long warmupMillis, long durationMillis, List<Integer> concurrency, int keys, Set<String> suites,
+record Settings(long warmupMillis, long durationMillis, List<Integer> concurrency, int repetitions, int keys,
+        Set<String> suites,
         Set<String> contenders, int httpConnections, Path output, String redisUrl) {
 
     static Settings fromSystemProperties() {
@@ -31,6 +34,7 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
                 millis(System.getProperty("bench.duration", "10s")),
                 Arrays.stream(System.getProperty("bench.concurrency", "1,8,64").split(",")).map(String::trim)
                         .map(Integer::valueOf).toList(),
+                Math.max(1, Integer.parseInt(System.getProperty("bench.repetitions", "3"))),
                 Integer.parseInt(System.getProperty("bench.keys", "10000")),
                 set(System.getProperty("bench.suites", "redis-cost,limiter,http")),
                 set(System.getProperty("bench.contenders", "")),
