@@ -52,8 +52,12 @@ public class BenchmarkApplication implements QuarkusApplication {
             }
             List<LimiterSuite.Row> cells = List.of();
             if (settings.runs("limiter")) {
-                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(redis), redisUri, vertx, scripts, admin)
-                        .measure();
+                // the floors on an executor of the limiter's shape, on the same client
+                LuaScriptExecutor floors = new LuaScriptExecutor(redis,
+                        ConfigProvider.getConfig().getValue("quarkus.ratelimit.redis.max-batch", Integer.class),
+                        ConfigProvider.getConfig().getValue("quarkus.ratelimit.redis.connections", Integer.class));
+                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(redis), floors, redisUri, vertx, scripts,
+                        admin).measure();
                 admin.call("FLUSHALL");
             }
             List<HttpBench.Row> http = List.of();

@@ -125,6 +125,7 @@ final class LimiterSuite {
     private final Settings settings;
     private final DefaultRateLimiter limiter;
     private final LuaScriptExecutor ceilingExecutor;
+    private final LuaScriptExecutor floorExecutor;
     private final String redisUri;
     private final Vertx vertx;
     private final LuaScriptRegistry scripts;
@@ -132,12 +133,18 @@ final class LimiterSuite {
     /** One context on each Vert.x event loop: where the callers start. */
     private final List<Executor> eventLoops = new ArrayList<>();
 
-    LimiterSuite(Settings settings, DefaultRateLimiter limiter, LuaScriptExecutor ceilingExecutor, String redisUri,
-            Vertx vertx, LuaScriptRegistry scripts, RespClient admin) {
+    /**
+     * @param ceilingExecutor an executor that sends every call alone, for the {@value #CEILING} row
+     * @param floorExecutor an executor shaped as the limiter's ({@code max-batch} and connections), on the same
+     *        Redis client, for the floors
+     */
+    LimiterSuite(Settings settings, DefaultRateLimiter limiter, LuaScriptExecutor ceilingExecutor,
+            LuaScriptExecutor floorExecutor, String redisUri, Vertx vertx, LuaScriptRegistry scripts, RespClient admin) {
         this.admin = admin;
         this.settings = settings;
         this.limiter = limiter;
         this.ceilingExecutor = ceilingExecutor;
+        this.floorExecutor = floorExecutor;
         // a new event-loop context takes the next event loop, in turn: one per event loop
         VertxInternal core = (VertxInternal) vertx.getDelegate();
         int loops = 0;
@@ -158,6 +165,7 @@ final class LimiterSuite {
         List<Row> rows = new ArrayList<>();
         String body = "return 1";
         LuaScript returnOne = new LuaScript("ceiling", body, RedisCost.sha1(body));
+        Floors floors = new Floors(floorExecutor, returnOne);
         // the Quarkus defaults (max-pool-size 6, max-pool-waiting 24), and a pool sized for 64 callers
         Redis pooledDefault = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
                 .setMaxPoolSize(6).setMaxPoolWaiting(24));
@@ -174,6 +182,9 @@ final class LimiterSuite {
             try {
                 for (int concurrency : settings.concurrency()) {
                     List<Contender> group = new ArrayList<>();
+                    add(group, Floors.BATCH_GET_SET, () -> floors.batchGetSet(ids));
+                    add(group, Floors.ONE_GET_SET, () -> floors.oneGetSet(ids));
+                    add(group, Floors.BATCH_RETURN_ONE, () -> floors.batchReturnOne(ids));
                     add(group, CEILING, () -> Contenders.ceiling(ceilingExecutor, returnOne, "rl", ids));
                     for (Algorithm a : Algorithm.values()) {
                         add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
