@@ -39,6 +39,7 @@ final class LimiterSuite {
     static final String CEILING = "ceiling: EVALSHA return 1";
     static final String REDISSON = "Redisson RRateLimiter";
     static final String BUCKET4J = "Bucket4j (Lettuce, CAS)";
+    static final String BUCKET4J_BATCHING = "Bucket4j (Lettuce, CAS) batching";
     static final String OURS = "ours: ";
     static final String BACKEND_ONLY = "diagnostic: backend only, token-bucket";
     static final String TIMEOUT_VERTX = "experiment: backend + ifNoItem (default scheduler)";
@@ -178,7 +179,8 @@ final class LimiterSuite {
             String[] ids = Contenders.identities(keys);
             List<Contenders.Peer> peers = new ArrayList<>();
             Contenders.Peer redisson = peer(peers, REDISSON, () -> Contenders.redisson(redisUri, ids));
-            Contenders.Peer bucket4j = peer(peers, BUCKET4J, () -> Contenders.bucket4j(redisUri, ids));
+            Contenders.Peer bucket4j = peer(peers, BUCKET4J, () -> Contenders.bucket4j(redisUri, ids, false));
+            Contenders.Peer bucket4jBatching = peer(peers, BUCKET4J_BATCHING, () -> Contenders.bucket4j(redisUri, ids, true));
             try {
                 for (int concurrency : settings.concurrency()) {
                     List<Contender> group = new ArrayList<>();
@@ -212,6 +214,10 @@ final class LimiterSuite {
                     }
                     if (bucket4j != null) {
                         group.add(new Contender(BUCKET4J, bucket4j.operation(), bucket4j.prepare(), null));
+                    }
+                    if (bucket4jBatching != null) {
+                        group.add(new Contender(BUCKET4J_BATCHING, bucket4jBatching.operation(), bucket4jBatching.prepare(),
+                                null));
                     }
                     rows.addAll(measure(keySet, keys, concurrency, group));
                 }

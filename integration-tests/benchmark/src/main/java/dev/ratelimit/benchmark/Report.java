@@ -244,7 +244,7 @@ final class Report {
             String keySet = keySets.get(k);
             double target = k == 0 ? 2 : 1.2; // the hot key first, then the spread key set
             for (List<String> configurations : List.of(List.of(LimiterSuite.REDISSON),
-                    List.of(LimiterSuite.BUCKET4J))) {
+                    List.of(LimiterSuite.BUCKET4J, LimiterSuite.BUCKET4J_BATCHING))) {
                 Optional<LimiterSuite.Row> best = configurations.stream().map(name -> find(keySet, c, name))
                         .flatMap(Optional::stream).max(java.util.Comparator.comparingDouble(LimiterSuite.Row::decisionsPerSecond));
                 Optional<LimiterSuite.Row> slowest = ours(keySet, c).stream()
@@ -265,7 +265,7 @@ final class Report {
             List<String> below = new ArrayList<>();
             for (LimiterSuite.Row r : cells) {
                 if (r.contender().startsWith(LimiterSuite.OURS)) {
-                    for (String peer : List.of(LimiterSuite.REDISSON, LimiterSuite.BUCKET4J)) {
+                    for (String peer : List.of(LimiterSuite.REDISSON, LimiterSuite.BUCKET4J, LimiterSuite.BUCKET4J_BATCHING)) {
                         // below only where the ranges do not overlap: the peer's slowest repetition beat our fastest
                         find(r.keySet(), r.concurrency(), peer).filter(p -> p.minDecisionsPerSecond() > r.maxDecisionsPerSecond())
                                 .ifPresent(p -> below.add(r.contender() + " < " + peer + " (" + r.keySet() + ", "
