@@ -36,6 +36,9 @@ public class BenchmarkApplication implements QuarkusApplication {
     @Inject
     io.vertx.mutiny.core.Vertx vertx;
 
+    @Inject
+    DecisionTally tally;
+
     @Override
     public int run(String... args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
@@ -43,7 +46,11 @@ public class BenchmarkApplication implements QuarkusApplication {
         int httpPort = ConfigProvider.getConfig().getValue("quarkus.http.port", Integer.class);
         LOG.infof("Benchmark: %s against %s", settings, redisUri);
         try (RespClient admin = RespClient.connect(redisUri)) {
-            Environment env = Environment.describe(admin, versions().getProperty("quarkus", "?"));
+            Environment env = Environment.describe(admin, versions().getProperty("quarkus", "?"), redisUri,
+                    !settings.redisUrl().isBlank());
+            // checked before any suite runs: a wrong layout should not cost the other suites' time
+            HttpBench.Layout layout = settings.runs("http") ? HttpBench.Layout.of(settings.httpLayout(), env.redisCpus())
+                    : null;
             admin.call("FLUSHALL");
 
             List<RedisCost.Row> cost = List.of();
@@ -66,7 +73,9 @@ public class BenchmarkApplication implements QuarkusApplication {
                 httpSkipped = HttpBench.missingWrk();
                 if (httpSkipped == null) {
                     http = new HttpBench(httpPort, settings.httpConnections(), settings.warmupMillis(),
-                            settings.durationMillis(), settings.keys(), () -> LimiterSuite.redisCpuSeconds(admin)).measure(java.nio.file.Files.createTempDirectory("bench-wrk"));
+                            settings.durationMillis(), settings.keys(), () -> LimiterSuite.redisCpuSeconds(admin), layout,
+                            tally).profiled(System.getProperty("bench.http.profile", ""), settings.output())
+                            .measure(java.nio.file.Files.createTempDirectory("bench-wrk"));
                 } else {
                     LOG.warnf("HTTP suite skipped: %s", httpSkipped);
                 }

@@ -1,12 +1,14 @@
 package dev.ratelimit.benchmark;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Set;
 
 import dev.ratelimit.test.redis.RespClient;
 
@@ -18,22 +20,39 @@ import dev.ratelimit.test.redis.RespClient;
  * @param memory total RAM
  * @param os the operating system
  * @param jdk the JVM
- * @param redis the Redis server version and where it ran
+ * @param redis the Redis server version and where it ran: its URL, whether this run started it or was given it
+ *        ({@code bench.redis.url}), and on this machine the CPUs it may use
  * @param quarkus the Quarkus version
+ * @param redisCpus the CPUs Redis may use, null when it is not on this machine
+ * @param appCpus the CPUs this JVM (and wrk, its child) may use, empty off Linux
  */
-record Environment(String date, String cpu, String memory, String os, String jdk, String redis, String quarkus) {
+record Environment(String date, String cpu, String memory, String os, String jdk, String redis, String quarkus,
+        Set<Integer> redisCpus, Set<Integer> appCpus) {
 
-    static Environment describe(RespClient redis, String quarkusVersion) {
+    /** {@code redisUrl}: where this run's Redis is; {@code external}: given by {@code bench.redis.url}, not started here. */
+    static Environment describe(RespClient redis, String quarkusVersion, String redisUrl, boolean external) {
         String info = redis.callString("INFO", "server");
         String version = field(info, "redis_version");
+        Set<Integer> redisCpus = null;
+        String host = URI.create(redisUrl).getHost();
+        if ("127.0.0.1".equals(host) || "localhost".equals(host) || "::1".equals(host)) {
+            redisCpus = Affinity.ofProcess(Long.parseLong(field(info, "process_id")));
+        }
+        Set<Integer> appCpus = Affinity.ofProcess(ProcessHandle.current().pid());
+        String where = redisUrl + (external ? " (bench.redis.url, started outside this run)" : " (started by this run)")
+                + (redisCpus == null ? ", another machine"
+                        : redisCpus.isEmpty() ? ", this machine"
+                                : ", this machine, on CPU " + Affinity.format(redisCpus) + " (this JVM and wrk on CPU "
+                                        + Affinity.format(appCpus) + ", " + Runtime.getRuntime().availableProcessors()
+                                        + " processors seen by the JVM)");
         return new Environment(
                 ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
                 cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores",
                 totalMemory(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-                "Redis " + version + " (" + field(info, "multiplexing_api") + "), on 127.0.0.1, same machine",
-                quarkusVersion);
+                "Redis " + version + " (" + field(info, "multiplexing_api") + "), " + where,
+                quarkusVersion, redisCpus, appCpus);
     }
 
     private static String field(String info, String name) {

@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.regex.Matcher;
@@ -14,9 +16,19 @@ import java.util.regex.Pattern;
 
 import org.jboss.logging.Logger;
 
+import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
+
 /**
  * Drives the application's endpoints with {@code wrk} (a real HTTP load generator, in its own
- * process): the same resource with and without {@code @RateLimit}, one after the other in one run.
+ * process): the same resource with and without {@code @RateLimit}, in one run. Per key set, after a
+ * warm-up of both endpoints, they are measured A/B/B/A (unlimited, limited, limited, unlimited), so a
+ * drift of the machine over the four runs weighs on both alike.
+ * <p>
+ * Layouts ({@code bench.http.layout}): {@code shared}, Redis, this JVM and wrk on whatever cores the
+ * machine gives them; {@code pinned}, Redis on cores of its own and this JVM and wrk on the others
+ * (the command pins them, see {@code run-http.sh}; this class checks it and fails otherwise). With
+ * Redis on its own core the difference between the endpoints is the limiter's cost to the
+ * application, not Redis' share of a core the application needs.
  */
 final class HttpBench {
 
@@ -32,12 +44,14 @@ final class HttpBench {
 
     /**
      * One wrk run, with what it cost: CPU of this JVM and of Redis per request, and the share of the
-     * machine's CPU left idle (-1 where {@code /proc/stat} cannot be read). An endpoint that leaves
-     * the machine idle is bound by latency, not by CPU.
+     * CPU left idle (-1 where {@code /proc/stat} cannot be read): of the whole machine, and of the
+     * cores this JVM may run on. An endpoint that leaves its cores idle is bound by latency, not by
+     * CPU. {@code order} is the run's place in its A/B/B/A sequence (1 to 4); {@code decisions} what
+     * the limiter counted over the run, by outcome.
      */
     record Row(String endpoint, String keySet, boolean limited, double requestsPerSecond, double p50Micros,
             double p90Micros, double p99Micros, long non2xx, long errors, double jvmCpuMicros, double redisCpuMicros,
-            double idlePercent) {
+            double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions) {
     }
 
     private final int port;
@@ -46,14 +60,74 @@ final class HttpBench {
     private final long durationMillis;
     private final int keys;
     private final DoubleSupplier redisCpuSeconds;
+    private final Layout layout;
+    private final DecisionTally tally;
+    /** async-profiler's library ({@code bench.http.profile}), or empty: no profile. */
+    private String profiler = "";
+    private Path profileDir;
 
-    HttpBench(int port, int connections, long warmupMillis, long durationMillis, int keys, DoubleSupplier redisCpuSeconds) {
+    HttpBench(int port, int connections, long warmupMillis, long durationMillis, int keys, DoubleSupplier redisCpuSeconds,
+            Layout layout, DecisionTally tally) {
         this.port = port;
         this.connections = connections;
         this.warmupMillis = warmupMillis;
         this.durationMillis = durationMillis;
         this.keys = keys;
         this.redisCpuSeconds = redisCpuSeconds;
+        this.layout = layout;
+        this.tally = tally;
+    }
+
+    /**
+     * Where the processes run: {@code name} as in {@code bench.http.layout}, the CPUs this JVM (and
+     * so wrk, its child) may use, and wrk's threads.
+     */
+    record Layout(String name, Set<Integer> appCpus, int wrkThreads) {
+
+        static final String SHARED = "shared";
+        static final String PINNED = "pinned";
+
+        /**
+         * The layout asked for, checked: {@code pinned} needs this JVM on CPUs Redis may not use
+         * ({@code redisCpus}, null when Redis is not on this machine) and sized for them
+         * ({@code -XX:ActiveProcessorCount}).
+         */
+        static Layout of(String name, Set<Integer> redisCpus) {
+            Set<Integer> app = Affinity.ofProcess(ProcessHandle.current().pid());
+            if (PINNED.equals(name)) {
+                if (app.isEmpty() || redisCpus == null || redisCpus.isEmpty()) {
+                    throw new IllegalStateException("bench.http.layout=pinned needs Linux and Redis on this machine "
+                            + "(its CPUs are read from /proc/<pid>/status)");
+                }
+                Set<Integer> shared = new TreeSet<>(app);
+                shared.retainAll(redisCpus);
+                if (!shared.isEmpty()) {
+                    throw new IllegalStateException("bench.http.layout=pinned, but this JVM may run on CPUs " + app
+                            + " and Redis on " + redisCpus + ": start them pinned apart (integration-tests/benchmark/run-http.sh)");
+                }
+                if (Runtime.getRuntime().availableProcessors() != app.size()) {
+                    throw new IllegalStateException("bench.http.layout=pinned: this JVM sees "
+                            + Runtime.getRuntime().availableProcessors() + " processors but may run on " + app
+                            + "; start it with -XX:ActiveProcessorCount=" + app.size());
+                }
+                return new Layout(name, app, app.size());
+            }
+            if (!SHARED.equals(name)) {
+                throw new IllegalArgumentException("bench.http.layout is shared or pinned, not " + name);
+            }
+            return new Layout(name, app, 2);
+        }
+    }
+
+    /**
+     * After each key set's four runs, one more limited run, not counted, sampled by async-profiler
+     * ({@code libasyncProfiler.so} at {@code library}, loaded into this JVM with {@code jcmd}): CPU
+     * samples of every thread, written as collapsed stacks to {@code dir}.
+     */
+    HttpBench profiled(String library, Path dir) {
+        this.profiler = library;
+        this.profileDir = dir;
+        return this;
     }
 
     /** {@code null} when wrk is there, else how to get it. */
@@ -75,42 +149,101 @@ final class HttpBench {
         Path script = workDir.resolve("wrk-keys.lua");
         Files.writeString(script, String.format(Locale.ROOT, KEYS_SCRIPT, keys));
         List<Row> rows = new ArrayList<>();
-        // pairs, each measured back to back so the machine's state is as alike as it gets
-        rows.add(run("/unlimited", "1 client", false, null));
-        rows.add(run("/limited", "1 client", true, null));
-        rows.add(run("/unlimited", keys + " clients", false, script));
-        rows.add(run("/limited-keys", keys + " clients", true, script));
+        tally.counting(true);
+        rows.addAll(abba("/unlimited", "/limited", "1 client", null));
+        rows.addAll(abba("/unlimited", "/limited-keys", keys + " clients", script));
+        List<String> undecided = new ArrayList<>();
+        for (Row r : rows) {
+            if (!r.decisions().startsWith("ok")) {
+                undecided.add(r.endpoint() + " (" + r.keySet() + ", run " + r.order() + "): " + r.decisions());
+            }
+        }
+        if (!undecided.isEmpty()) {
+            throw new IllegalStateException("Not every limited request was decided by Redis, or an unlimited one was "
+                    + "decided: " + String.join("; ", undecided));
+        }
         return rows;
     }
 
-    private Row run(String path, String keySet, boolean limited, Path script) throws IOException {
-        String url = "http://127.0.0.1:" + port + path;
-        wrk(url, script, warmupMillis);
+    /** Both endpoints warmed up, then measured unlimited, limited, limited, unlimited. */
+    private List<Row> abba(String unlimited, String limited, String keySet, Path script) throws IOException {
+        wrk(url(unlimited), script, warmupMillis);
+        wrk(url(limited), script, warmupMillis);
+        List<Row> rows = new ArrayList<>(4);
+        rows.add(run(unlimited, keySet, false, script, 1));
+        rows.add(run(limited, keySet, true, script, 2));
+        rows.add(run(limited, keySet, true, script, 3));
+        rows.add(run(unlimited, keySet, false, script, 4));
+        if (!profiler.isBlank()) {
+            profile(limited, keySet, script);
+            profile(unlimited, keySet, script);
+        }
+        return rows;
+    }
+
+    private void profile(String path, String keySet, Path script) throws IOException {
+        Files.createDirectories(profileDir);
+        Path file = profileDir.resolve("profile-" + path.substring(1) + "-" + keySet.replace(' ', '-') + "-" + layout.name()
+                + ".collapsed");
+        // quoted: jcmd would read an unquoted option with '=' as one of its own
+        jcmd("JVMTI.agent_load", profiler, "\"start,event=cpu,interval=200us,threads\"");
+        String out = wrk(url(path), script, durationMillis);
+        jcmd("JVMTI.agent_load", profiler, "\"stop,collapsed,file=" + file + "\"");
+        LOG.infof("Profile of %s (%s), not counted: %s requests, %s", path, keySet,
+                (long) numberOr(out, "(\\d+) requests in", 0), file);
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    private Row run(String path, String keySet, boolean limited, Path script, int order) throws IOException {
+        ClosedLoop.sleep(300); // let the last replies and the GC settle
+        long[] decided0 = tally.snapshot();
         long jvm0 = ClosedLoop.processCpuNanos();
         double redis0 = redisCpuSeconds.getAsDouble();
-        long[] machine0 = machineJiffies();
-        String out = wrk(url, script, durationMillis);
-        long[] machine1 = machineJiffies();
+        long[] machine0 = jiffies(null);
+        long[] app0 = jiffies(layout.appCpus());
+        String out = wrk(url(path), script, durationMillis);
+        long[] machine1 = jiffies(null);
+        long[] app1 = jiffies(layout.appCpus());
         double jvmNanos = ClosedLoop.processCpuNanos() - jvm0;
         double redisNanos = (redisCpuSeconds.getAsDouble() - redis0) * 1e9;
-        double requests = numberOr(out, "(\\d+) requests in", 0);
-        double idle = -1;
-        if (machine0 != null && machine1 != null && machine1[1] > machine0[1]) {
-            idle = 100.0 * (machine1[0] - machine0[0]) / (machine1[1] - machine0[1]);
-        }
+        long[] decided1 = tally.snapshot();
+        long requests = (long) numberOr(out, "(\\d+) requests in", 0);
         Row row = parse(path, keySet, limited, out, requests > 0 ? jvmNanos / requests / 1000 : 0,
-                requests > 0 ? redisNanos / requests / 1000 : 0, idle);
-        LOG.infof("HTTP %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d  "
-                + "CPU/req JVM %.1f Redis %.1f us  idle %.0f%%", path, keySet, row.requestsPerSecond(), row.p50Micros(),
-                row.p99Micros(), row.non2xx(), row.errors(), row.jvmCpuMicros(), row.redisCpuMicros(), row.idlePercent());
+                requests > 0 ? redisNanos / requests / 1000 : 0, idle(machine0, machine1), layout.name(), order, requests,
+                idle(app0, app1), checkDecisions(limited, requests, decided0, decided1));
+        LOG.infof("HTTP %s %d %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d  "
+                + "CPU/req JVM %.2f Redis %.2f us  idle %.0f%% (app cores %.0f%%)  decisions: %s", layout.name(), order,
+                path, keySet, row.requestsPerSecond(), row.p50Micros(), row.p99Micros(), row.non2xx(), row.errors(),
+                row.jvmCpuMicros(), row.redisCpuMicros(), row.idlePercent(), row.appIdlePercent(), row.decisions());
         return row;
+    }
+
+    /**
+     * Whether the limiter's counts over a run say what they must: a limited run has every request
+     * admitted by Redis ({@code allowed}; wrk counts the requests completed in its time, while up to
+     * one per connection was decided and still in flight when it stopped) and no other outcome; an
+     * unlimited run has no decision at all. Starts with {@code ok} when so.
+     */
+    private String checkDecisions(boolean limited, long requests, long[] before, long[] after) {
+        String counted = DecisionTally.describe(before, after);
+        long allowed = after[Outcome.ALLOWED.ordinal()] - before[Outcome.ALLOWED.ordinal()];
+        long total = 0;
+        for (int i = 0; i < before.length; i++) {
+            total += after[i] - before[i];
+        }
+        boolean ok = limited ? allowed == total && allowed >= requests && allowed <= requests + connections
+                : total == 0;
+        return (ok ? "ok: " : "WRONG: ") + counted + " for " + requests + " requests";
     }
 
     private String wrk(String url, Path script, long millis) throws IOException {
         if (millis <= 0) {
             return "";
         }
-        List<String> cmd = new ArrayList<>(List.of("wrk", "-t2", "-c" + connections,
+        List<String> cmd = new ArrayList<>(List.of("wrk", "-t" + layout.wrkThreads(), "-c" + connections,
                 "-d" + Math.max(1, millis / 1000) + "s", "--latency", "--timeout", "5s"));
         if (script != null) {
             cmd.add("-s");
@@ -135,22 +268,58 @@ final class HttpBench {
         return out;
     }
 
-    /** Idle (idle + iowait) and total jiffies of all cores from {@code /proc/stat}, or null off Linux. */
-    private static long[] machineJiffies() {
+    private static void jcmd(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("jcmd", Long.toString(ProcessHandle.current().pid())));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
-            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-            long total = 0;
-            for (int i = 1; i < Math.min(f.length, 9); i++) { // user nice system idle iowait irq softirq steal
-                total += Long.parseLong(f[i]);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0 || out.contains("rror")) {
+                throw new IOException(String.join(" ", cmd) + " failed: " + out);
             }
-            return new long[] { Long.parseLong(f[4]) + Long.parseLong(f[5]), total };
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    private static double idle(long[] before, long[] after) {
+        if (before == null || after == null || after[1] <= before[1]) {
+            return -1;
+        }
+        return 100.0 * (after[0] - before[0]) / (after[1] - before[1]);
+    }
+
+    /**
+     * Idle (idle + iowait) and total jiffies from {@code /proc/stat}: of all cores ({@code cpus} null),
+     * or of these cores; null off Linux.
+     */
+    private static long[] jiffies(Set<Integer> cpus) {
+        try {
+            long idle = 0;
+            long total = 0;
+            for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+                if (!line.startsWith("cpu")) {
+                    break;
+                }
+                String[] f = line.trim().split("\\s+");
+                boolean all = f[0].equals("cpu");
+                if (cpus == null ? !all : all || !cpus.contains(Integer.valueOf(f[0].substring(3)))) {
+                    continue;
+                }
+                for (int i = 1; i < Math.min(f.length, 9); i++) { // user nice system idle iowait irq softirq steal
+                    total += Long.parseLong(f[i]);
+                }
+                idle += Long.parseLong(f[4]) + Long.parseLong(f[5]);
+            }
+            return total == 0 ? null : new long[] { idle, total };
         } catch (IOException | RuntimeException e) {
             return null;
         }
     }
 
     static Row parse(String path, String keySet, boolean limited, String out, double jvmCpuMicros, double redisCpuMicros,
-            double idlePercent) {
+            double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions) {
         double rps = number(out, "Requests/sec:\\s+([0-9.]+)");
         long non2xx = (long) numberOr(out, "Non-2xx or 3xx responses:\\s+(\\d+)", 0);
         Matcher errors = Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
@@ -162,7 +331,7 @@ final class HttpBench {
             }
         }
         return new Row(path, keySet, limited, rps, percentile(out, "50"), percentile(out, "90"), percentile(out, "99"),
-                non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent);
+                non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent, layout, order, requests, appIdlePercent, decisions);
     }
 
     /** wrk prints e.g. {@code 99%    1.23ms}; in microseconds. */

@@ -69,16 +69,19 @@ final class Report {
                     values, "%.2f", "microseconds per decision (lower is better)"));
         }
         if (!http.isEmpty()) {
+            List<HttpSummary> sums = HttpSummary.of(http);
             List<String> groups = new ArrayList<>();
-            double[][] values = new double[http.size()][1];
-            for (int i = 0; i < http.size(); i++) {
-                HttpBench.Row r = http.get(i);
-                groups.add(r.endpoint() + " (" + r.keySet() + ")");
-                values[i][0] = r.requestsPerSecond();
+            double[][] values = new double[sums.size()][2];
+            for (int i = 0; i < sums.size(); i++) {
+                HttpSummary h = sums.get(i);
+                groups.add(h.keySet());
+                values[i][0] = h.unlimitedRps();
+                values[i][1] = h.limitedRps();
             }
             Files.writeString(dir.resolve(HTTP_SVG), SvgChart.bars("HTTP requests per second (wrk, "
-                    + settings.httpConnections() + " connections)", env.cpu(), groups, List.of("requests/s"), values,
-                    "%,.0f", "requests per second (higher is better)"));
+                    + settings.httpConnections() + " connections, layout " + settings.httpLayout() + ")", env.redis(),
+                    groups, List.of("without @RateLimit", "with @RateLimit"), values, "%,.0f",
+                    "requests per second (higher is better)"));
         }
         return md;
     }
@@ -181,29 +184,38 @@ final class Report {
             md.append('\n');
         }
         if (!http.isEmpty() || httpSkipped != null) {
-            md.append("## HTTP\n\n");
+            md.append("## HTTP, layout ").append(settings.httpLayout()).append("\n\n");
             if (httpSkipped != null) {
                 md.append("Skipped: ").append(httpSkipped).append("\n\n");
             } else {
                 md.append(String.format(Locale.ROOT,
-                        "`wrk -t2 -c%d --latency` against one non-blocking JAX-RS method with and without `@RateLimit` "
-                                + "(token bucket, per client address or per `X-Client` header). CPU per request: what this JVM "
-                                + "and Redis (`INFO cpu`) spent over the measured run, divided by the requests wrk completed; "
-                                + "idle: the share of all cores' time nobody used (`/proc/stat`): an endpoint that leaves "
-                                + "the machine idle is bound by latency, not by CPU.%n%n",
-                        settings.httpConnections()));
-                md.append("| endpoint | clients | @RateLimit | requests/s | vs unlimited | p50 µs | p90 µs | p99 µs | non-2xx "
-                        + "| socket errors | JVM CPU µs/req | Redis CPU µs/req | idle |\n");
-                md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                        "`wrk -t%d -c%d --latency` against one non-blocking JAX-RS method with and without `@RateLimit` "
+                                + "(token bucket, per client address or per `X-Client` header), after a warm-up of both, "
+                                + "measured A/B/B/A (unlimited, limited, limited, unlimited). Redis: %s. "
+                                + "CPU per request: what this JVM and Redis (`INFO cpu`) spent over a measured run, divided by "
+                                + "the requests wrk completed; idle: the share of all cores' time, and of this JVM's cores' "
+                                + "time, nobody used (`/proc/stat`). Every limited run is checked against the limiter's "
+                                + "decision counts: every request admitted by Redis (outcome `allowed`), no other outcome.%n%n",
+                        wrkThreads(), settings.httpConnections(), env.redis()));
+                md.append("| key set | without @RateLimit req/s | with @RateLimit req/s | ratio | JVM CPU µs/req without "
+                        + "| JVM CPU µs/req with | added by the limiter µs/req | Redis CPU µs/req with |\n");
+                md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (HttpSummary h : HttpSummary.of(http)) {
+                    md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %s | %.2f | %.2f | %.2f | %.2f |%n",
+                            h.keySet(), h.unlimitedRps(), h.limitedRps(), pct(h.ratio()), h.unlimitedJvmMicros(),
+                            h.limitedJvmMicros(), h.limitedJvmMicros() - h.unlimitedJvmMicros(), h.limitedRedisMicros()));
+                }
+                md.append("\nEach run:\n\n");
+                md.append("| endpoint | clients | run | requests/s | p50 µs | p90 µs | p99 µs | non-2xx "
+                        + "| socket errors | JVM CPU µs/req | Redis CPU µs/req | idle | idle, JVM's cores | decisions |\n");
+                md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
                 for (HttpBench.Row r : http) {
-                    Optional<HttpBench.Row> base = http.stream()
-                            .filter(b -> !b.limited() && b.keySet().equals(r.keySet())).findFirst();
                     md.append(String.format(Locale.ROOT,
-                            "| `%s` | %s | %s | %,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %d | %.1f | %.1f | %s |%n",
-                            r.endpoint(), r.keySet(), r.limited() ? "yes" : "no", r.requestsPerSecond(),
-                            base.map(b -> pct(r.requestsPerSecond() / b.requestsPerSecond())).orElse(""), r.p50Micros(),
-                            r.p90Micros(), r.p99Micros(), r.non2xx(), r.errors(), r.jvmCpuMicros(), r.redisCpuMicros(),
-                            r.idlePercent() < 0 ? "n/a" : pct(r.idlePercent() / 100)));
+                            "| `%s` | %s | %d | %,.0f | %,.0f | %,.0f | %,.0f | %d | %d | %.2f | %.2f | %s | %s | %s |%n",
+                            r.endpoint(), r.keySet(), r.order(), r.requestsPerSecond(), r.p50Micros(), r.p90Micros(),
+                            r.p99Micros(), r.non2xx(), r.errors(), r.jvmCpuMicros(), r.redisCpuMicros(),
+                            r.idlePercent() < 0 ? "n/a" : pct(r.idlePercent() / 100),
+                            r.appIdlePercent() < 0 ? "n/a" : pct(r.appIdlePercent() / 100), r.decisions()));
                 }
                 md.append('\n');
             }
@@ -310,16 +322,60 @@ final class Report {
             out.add(new String[] { "token bucket and GCRA ≤ ~80 bytes per key", bytes.toString(),
                     mark(bytes.values().stream().allMatch(b -> b <= 80)) });
         }
-        for (HttpBench.Row r : http) {
-            if (r.limited()) {
-                http.stream().filter(b -> !b.limited() && b.keySet().equals(r.keySet())).findFirst().ifPresent(b -> {
-                    double ratio = r.requestsPerSecond() / b.requestsPerSecond();
-                    out.add(new String[] { "HTTP with @RateLimit ≥ 75% of unlimited (" + r.keySet() + ")", pct(ratio),
-                            mark(ratio >= 0.75) });
-                });
-            }
+        for (HttpSummary h : HttpSummary.of(http)) {
+            boolean pinned = HttpBench.Layout.PINNED.equals(settings.httpLayout());
+            String where = "HTTP, layout " + settings.httpLayout() + " (" + h.keySet() + ")";
+            out.add(new String[] { where + ": with @RateLimit ≥ 85% of without", pct(h.ratio()),
+                    pinned ? mark(h.ratio() >= 0.85) : "(target set for the pinned layout)" });
+            double added = h.limitedJvmMicros() - h.unlimitedJvmMicros();
+            out.add(new String[] { where + ": JVM CPU the limiter adds ≤ ~2 µs per request",
+                    String.format(Locale.ROOT, "%.2f µs", added), pinned ? mark(added <= 2.0) : "(target set for the pinned layout)" });
         }
         return out;
+    }
+
+    private int wrkThreads() {
+        return HttpBench.Layout.PINNED.equals(settings.httpLayout()) ? env.appCpus().size() : 2;
+    }
+
+    /**
+     * One key set of the HTTP suite: each endpoint's requests/s (the mean of its runs) and CPU per request (over all
+     * its runs: CPU summed, divided by requests summed).
+     */
+    record HttpSummary(String keySet, double unlimitedRps, double limitedRps, double unlimitedJvmMicros,
+            double limitedJvmMicros, double limitedRedisMicros) {
+
+        double ratio() {
+            return limitedRps / unlimitedRps;
+        }
+
+        static List<HttpSummary> of(List<HttpBench.Row> rows) {
+            List<HttpSummary> out = new ArrayList<>();
+            for (String keySet : rows.stream().map(HttpBench.Row::keySet).distinct().toList()) {
+                List<HttpBench.Row> off = rows.stream().filter(r -> r.keySet().equals(keySet) && !r.limited()).toList();
+                List<HttpBench.Row> on = rows.stream().filter(r -> r.keySet().equals(keySet) && r.limited()).toList();
+                if (off.isEmpty() || on.isEmpty()) {
+                    continue;
+                }
+                out.add(new HttpSummary(keySet, meanRps(off), meanRps(on), perRequest(off, HttpBench.Row::jvmCpuMicros),
+                        perRequest(on, HttpBench.Row::jvmCpuMicros), perRequest(on, HttpBench.Row::redisCpuMicros)));
+            }
+            return out;
+        }
+
+        private static double meanRps(List<HttpBench.Row> rows) {
+            return rows.stream().mapToDouble(HttpBench.Row::requestsPerSecond).average().orElse(0);
+        }
+
+        private static double perRequest(List<HttpBench.Row> rows, java.util.function.ToDoubleFunction<HttpBench.Row> micros) {
+            double cpu = 0;
+            long requests = 0;
+            for (HttpBench.Row r : rows) {
+                cpu += micros.applyAsDouble(r) * r.requests();
+                requests += r.requests();
+            }
+            return requests == 0 ? 0 : cpu / requests;
+        }
     }
 
     private List<LimiterSuite.Row> ours(String keySet, int concurrency) {

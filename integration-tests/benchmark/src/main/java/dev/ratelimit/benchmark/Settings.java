@@ -23,10 +23,11 @@ import java.util.TreeSet;
  * @param httpConnections wrk connections ({@code bench.http.connections})
  * @param output where the results, the Markdown table and the charts go ({@code bench.output})
  * @param redisUrl an external Redis to use instead of starting the embedded one ({@code bench.redis.url})
+ * @param httpLayout where the HTTP suite expects Redis, this JVM and wrk: {@code shared} (on any core) or
+ *        {@code pinned} (Redis on cores of its own; see {@code run-http.sh}) ({@code bench.http.layout})
  */
 record Settings(long warmupMillis, long durationMillis, List<Integer> concurrency, int repetitions, int keys,
-        Set<String> suites,
-        Set<String> contenders, int httpConnections, Path output, String redisUrl) {
+        Set<String> suites, Set<String> contenders, int httpConnections, Path output, String redisUrl, String httpLayout) {
 
     static Settings fromSystemProperties() {
         return new Settings(
@@ -40,7 +41,8 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
                 set(System.getProperty("bench.contenders", "")),
                 Integer.parseInt(System.getProperty("bench.http.connections", "64")),
                 Paths.get(System.getProperty("bench.output", "target/benchmark")).toAbsolutePath().normalize(),
-                System.getProperty("bench.redis.url", ""));
+                System.getProperty("bench.redis.url", ""),
+                System.getProperty("bench.http.layout", HttpBench.Layout.SHARED));
     }
 
     boolean runs(String suite) {
