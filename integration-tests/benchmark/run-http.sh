@@ -45,9 +45,11 @@ dir=$(mktemp -d)
 "$redis" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" --daemonize no \
   >"$dir/redis.log" 2>&1 &
 redis_pid=$!
-trap 'kill "$redis_pid" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
+# waited for, so that the next run finds the port free
+trap 'kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
   if (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; then break; fi
+  kill -0 "$redis_pid" 2>/dev/null || { cat "$dir/redis.log" >&2; exit 1; }
   sleep 0.1
 done
 

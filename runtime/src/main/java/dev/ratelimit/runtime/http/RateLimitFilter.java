@@ -10,13 +10,15 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
-import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
+import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
-import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.operators.AbstractUni;
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
 import io.vertx.core.MultiMap;
 import io.vertx.ext.web.RoutingContext;
 
@@ -30,7 +32,6 @@ public class RateLimitFilter {
 
     /** The category the documentation names for shadow denials, kept where it always was. */
     private static final Logger LOG = Logger.getLogger("dev.ratelimit.runtime.RateLimitFilter");
-    private static final Uni<Response> PROCEED = Uni.createFrom().nullItem();
     private static final String PROBLEM_JSON = "application/problem+json";
 
     private final HttpLimits http;
@@ -39,33 +40,80 @@ public class RateLimitFilter {
         this.http = http;
     }
 
+    /**
+     * Decides the request. Void, suspending and resuming the request itself rather than returning a {@code Uni}: Quarkus
+     * REST subscribes to a filter's {@code Uni} through Mutiny with context propagation, which captured and restored
+     * the CDI context around the callback on every request, the many without limits included (about 1 µs of CPU a
+     * request, measured with the benchmark's HTTP suite). The limiter's decision needs none of it: the request goes on
+     * where Quarkus REST resumes it, on its own context.
+     */
     @ServerRequestFilter(priority = Priorities.AUTHORIZATION + 100, nonBlocking = true)
-    public Uni<Response> decide(SimpleResourceInfo info, ServerRequestContext request, RoutingContext rc) {
+    public void decide(SimpleResourceInfo info, ResteasyReactiveContainerRequestContext context, RoutingContext rc) {
         Target target = http.methods().resource(info.getResourceClass(), info.getMethodName(), info.parameterTypes());
         if (target.specs().length == 0 && !http.hasPathPolicies()) {
-            return PROCEED;
+            return;
         }
         // path policies see the path routing matched, not the spelling on the request line
-        String path = http.hasPathPolicies() ? RoutedPath.of(request) : null;
+        String path = http.hasPathPolicies() ? RoutedPath.of(context.getServerRequestContext()) : null;
         HttpLimits.RequestChecks checks = http.checks(target.specs(), rc, path, rc.request().method().name());
         if (checks == null) {
             RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc);
             rc.put(HttpLimits.DECISION, denied);
-            return Uni.createFrom().item(tooManyRequests(denied));
+            context.abortWith(tooManyRequests(denied));
+            return;
         }
         if (checks.isEmpty()) {
-            return PROCEED;
+            return;
         }
         // the interceptor must not decide this invocation again
         rc.put(HttpLimits.DECIDED_METHOD, target.methodKey());
-        return http.decide(checks).map(d -> {
-            rc.put(HttpLimits.DECISION, d);
-            if (d.allowed()) {
-                logShadow(d);
-                return null;
+        context.suspend();
+        AbstractUni.subscribe(http.decide(checks), new Resume(context, rc));
+    }
+
+    /**
+     * Resumes the request with the decision (or aborts it with a 429). No cancellation: the limiter always answers,
+     * its timeout and failure modes included.
+     */
+    private final class Resume implements UniSubscriber<RateLimitDecision> {
+        private final ResteasyReactiveContainerRequestContext context;
+        private final RoutingContext rc;
+
+        Resume(ResteasyReactiveContainerRequestContext context, RoutingContext rc) {
+            this.context = context;
+            this.rc = rc;
+        }
+
+        @Override
+        public void onSubscribe(UniSubscription subscription) {
+        }
+
+        @Override
+        public void onItem(RateLimitDecision d) {
+            Response denial;
+            try {
+                rc.put(HttpLimits.DECISION, d);
+                if (d.allowed()) {
+                    logShadow(d);
+                    denial = null;
+                } else {
+                    denial = tooManyRequests(d);
+                }
+            } catch (RuntimeException e) {
+                context.resume(e);
+                return;
             }
-            return tooManyRequests(d);
-        });
+            if (denial == null) {
+                context.resume();
+            } else {
+                context.abortWith(denial); // resumes the request
+            }
+        }
+
+        @Override
+        public void onFailure(Throwable failure) {
+            context.resume(failure);
+        }
     }
 
     @ServerResponseFilter
