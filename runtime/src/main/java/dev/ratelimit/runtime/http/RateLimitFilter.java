@@ -1,7 +1,6 @@
 package dev.ratelimit.runtime.http;
 
 import jakarta.ws.rs.Priorities;
-import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 
@@ -10,6 +9,8 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
+import org.jboss.resteasy.reactive.server.core.LazyResponse;
+import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 import dev.ratelimit.PolicyDecision;
@@ -117,7 +118,7 @@ public class RateLimitFilter {
     }
 
     @ServerResponseFilter
-    public void headers(ContainerResponseContext response, RoutingContext rc) {
+    public void headers(ResteasyReactiveContainerRequestContext request, RoutingContext rc) {
         if (rc == null) {
             return;
         }
@@ -128,9 +129,12 @@ public class RateLimitFilter {
         // straight onto the Vert.x response with pre-hashed names: Quarkus REST would copy each header of
         // its own map there, hashing the name character by character on every response
         MultiMap out = rc.response().headers();
-        MultivaluedMap<String, Object> own = response.getHeaders();
+        // a header of the same name the resource set replaces none of ours: it can only be on a response the resource
+        // built (a Response, a RestResponse); asking for the headers of any other would build one on every request
+        LazyResponse response = ((ResteasyReactiveRequestContext) request.getServerRequestContext()).getResponse();
+        MultivaluedMap<String, Object> own = response != null && response.isCreated() ? response.get().getHeaders() : null;
         http.headers().write(d, (name, value) -> {
-            if (!own.isEmpty()) {
+            if (own != null && !own.isEmpty()) {
                 own.remove(name.text()); // the limiter's value replaces one the resource set
             }
             out.set(name.optimized(), value);

@@ -1,5 +1,8 @@
 package dev.ratelimit.runtime.http;
 
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import dev.ratelimit.PolicyDecision;
@@ -40,29 +43,76 @@ public final class RateLimitHeaders {
      * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
      */
     public void write(RateLimitDecision d, BiConsumer<HeaderName, String> out) {
+        List<PolicyDecision> policies = d.policies();
         if (ietf) {
-            StringBuilder policy = new StringBuilder();
-            StringBuilder state = new StringBuilder();
-            for (PolicyDecision p : d.policies()) {
-                if (policy.length() > 0) {
-                    policy.append(", ");
-                    state.append(", ");
+            if (policies.size() == 1) {
+                // the common case: the policy's field as rendered before, one builder for its state
+                PolicyDecision p = policies.get(0);
+                Rendered r = rendered(p);
+                out.accept(RATELIMIT_POLICY, r.policyField);
+                out.accept(RATELIMIT, state(new StringBuilder(r.quotedName.length() + 24), r, p).toString());
+            } else {
+                StringBuilder policy = new StringBuilder();
+                StringBuilder state = new StringBuilder();
+                for (PolicyDecision p : policies) {
+                    if (policy.length() > 0) {
+                        policy.append(", ");
+                        state.append(", ");
+                    }
+                    Rendered r = rendered(p);
+                    policy.append(r.policyField);
+                    state(state, r, p);
                 }
-                String name = quoted(p.policy());
-                policy.append(name).append(";q=").append(p.limit()).append(";w=")
-                        .append(p.windowSeconds());
-                state.append(name).append(";r=").append(p.remaining()).append(";t=").append(p.resetSeconds());
+                out.accept(RATELIMIT_POLICY, policy.toString());
+                out.accept(RATELIMIT, state.toString());
             }
-            out.accept(RATELIMIT_POLICY, policy.toString());
-            out.accept(RATELIMIT, state.toString());
         }
         if (legacy) {
             PolicyDecision b = mostRestrictive(d);
-            out.accept(X_LIMIT, Long.toString(b.limit()));
+            out.accept(X_LIMIT, rendered(b).limit);
             out.accept(X_REMAINING, Long.toString(b.remaining()));
             out.accept(X_RESET, Long.toString(d.allowed() ? b.resetSeconds() : d.retryAfterSeconds()));
         }
     }
+
+    private static StringBuilder state(StringBuilder sb, Rendered r, PolicyDecision p) {
+        return sb.append(r.quotedName).append(";r=").append(p.remaining()).append(";t=").append(p.resetSeconds());
+    }
+
+    /**
+     * What a policy's headers repeat on every response, rendered once per policy rather than per response: its quoted
+     * name, its {@code RateLimit-Policy} field and its limit. Checked against each decision's limit and window, which
+     * a plan may change, and rendered again when they differ.
+     */
+    private record Rendered(String name, long limitValue, long windowSeconds, String quotedName, String policyField,
+            String limit) {
+
+        static Rendered of(PolicyDecision p) {
+            String quoted = quoted(p.policy());
+            return new Rendered(p.policy(), p.limit(), p.windowSeconds(), quoted,
+                    quoted + ";q=" + p.limit() + ";w=" + p.windowSeconds(), Long.toString(p.limit()));
+        }
+
+        boolean renders(PolicyDecision p) {
+            return limitValue == p.limit() && windowSeconds == p.windowSeconds();
+        }
+    }
+
+    private final Map<String, Rendered> rendered = new ConcurrentHashMap<>();
+
+    private Rendered rendered(PolicyDecision p) {
+        Rendered r = rendered.get(p.policy());
+        if (r == null || !r.renders(p)) {
+            r = Rendered.of(p);
+            if (rendered.size() < MAX_RENDERED) { // policy names are configured, but a programmatic check may name any
+                rendered.put(p.policy(), r);
+            }
+        }
+        return r;
+    }
+
+    /** Bounds the cache of rendered policies (there are as many as configured policies). */
+    private static final int MAX_RENDERED = 1024;
 
     private static PolicyDecision mostRestrictive(RateLimitDecision d) {
         PolicyDecision best = null;
