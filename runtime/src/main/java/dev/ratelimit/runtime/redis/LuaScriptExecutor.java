@@ -20,8 +20,11 @@ import io.vertx.redis.client.Response;
  * <p>
  * Calls are pipelined on a few connections it keeps ({@link ScriptChannel}), not borrowed from the client's pool
  * per command: a pool caps the calls in flight and refuses the rest, and Redis would pay two system calls per
- * command. A caller on an event loop uses the connection of its own event loop, so its reply completes on its
- * thread. Calls made on one event loop in one turn while others wait for Redis go as one run of the batch script
+ * command. A caller on an event loop keeps the channel it was given first, and its reply completes on its own
+ * thread; but the client's pool opens every connection on the one event loop it was created on, so a caller on
+ * another loop hands each send to that loop and each reply comes back to it as a task (two thread hand-offs per
+ * run, measured on the HTTP path in the performance page). Calls made on one event loop in one turn while others
+ * wait for Redis go as one run of the batch script
  * ({@link BatchRun}): Redis, single-threaded and the bound under load, then parses one command and writes one reply
  * for many decisions. A connection that closes, fails or stalls is replaced on the next call. The architecture page
  * tells the whole path.
