@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * The decision on one request across every policy applied to it.
@@ -33,8 +34,20 @@ public final class RateLimitDecision {
     private final List<PolicyDecision> policies;
     private final PolicyDecision binding;
     private final Source source;
+    /** Frees the concurrency slots this decision holds; null once released, or when it holds none. */
+    private volatile Runnable release;
+    private static final AtomicReferenceFieldUpdater<RateLimitDecision, Runnable> RELEASE = AtomicReferenceFieldUpdater
+            .newUpdater(RateLimitDecision.class, Runnable.class, "release");
 
     public RateLimitDecision(boolean allowed, List<PolicyDecision> policies, Source source) {
+        this(allowed, policies, source, null);
+    }
+
+    /**
+     * A decision holding concurrency slots, which {@code release} frees (null: it holds none). Only an allowed
+     * decision holds slots.
+     */
+    public RateLimitDecision(boolean allowed, List<PolicyDecision> policies, Source source, Runnable release) {
         if (policies.isEmpty()) {
             throw new IllegalArgumentException("a decision needs at least one policy");
         }
@@ -42,6 +55,7 @@ public final class RateLimitDecision {
         this.policies = List.copyOf(policies);
         this.source = source;
         this.binding = binding(allowed, this.policies);
+        this.release = allowed ? release : null;
     }
 
     private static PolicyDecision binding(boolean allowed, List<PolicyDecision> policies) {
@@ -113,6 +127,29 @@ public final class RateLimitDecision {
     /** Where the decision came from. */
     public Source source() {
         return source;
+    }
+
+    /**
+     * Whether this decision holds slots of a {@code concurrency} policy that were not released yet. The HTTP filter
+     * and the interceptor release them when the request or the method ends; a decision from {@link RateLimiter} is
+     * released by its caller.
+     */
+    public boolean holdsSlots() {
+        return release != null;
+    }
+
+    /**
+     * Frees the slots this decision holds in its {@code concurrency} policies, once the work they admitted has ended:
+     * call it in a {@code finally} block, or when a {@code Uni} or {@code CompletionStage} terminates. Does nothing
+     * when the decision holds none (denied, no concurrency policy) or was released before. Never blocks and never
+     * throws: the slots are freed in the background, and a slot that cannot be freed (the backend is unreachable)
+     * is free once the policy's {@code window} has passed since it was taken.
+     */
+    public void release() {
+        Runnable r = release == null ? null : RELEASE.getAndSet(this, null);
+        if (r != null) {
+            r.run();
+        }
     }
 
     @Override

@@ -1,9 +1,14 @@
 package dev.ratelimit.it;
 
+import java.time.Duration;
+
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.QueryParam;
 
 import dev.ratelimit.RateLimit;
+import io.smallrye.mutiny.Uni;
 
 /**
  * One endpoint per algorithm, each with its own policy (see application.properties).
@@ -51,6 +56,15 @@ public class AlgorithmResource {
     @RateLimit("gcra")
     public String gcra() {
         return "ok";
+    }
+
+    /** Holds its slot for {@code ms} milliseconds without blocking a thread; freed when the response ends. */
+    @GET
+    @Path("/concurrency")
+    @RateLimit("concurrency")
+    public Uni<String> concurrency(@QueryParam("ms") @DefaultValue("0") long ms) {
+        Uni<String> ok = Uni.createFrom().item("ok");
+        return ms == 0 ? ok : ok.onItem().delayIt().by(Duration.ofMillis(ms));
     }
 
     @GET

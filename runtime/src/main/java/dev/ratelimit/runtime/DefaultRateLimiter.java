@@ -7,6 +7,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
@@ -40,6 +41,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final DecisionCounts counts;
     /** Null with the local backend. */
     private final RemoteDecisions remote;
+    private final Lease.Ids leaseIds = new Lease.Ids();
 
     /** A limiter with the resilience settings of {@code config}. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -162,7 +164,7 @@ public class DefaultRateLimiter implements RateLimiter {
                             : PolicyValidator.property(p.name(), attribute)));
         }
         ps[i] = p;
-        keys[i] = RedisKeys.key(keyPrefix, p.name(), c.key());
+        keys[i] = RedisKeys.key(keyPrefix, p, c.key());
         costs[i] = c.cost();
     }
 
@@ -175,11 +177,13 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
+        String lease = Lease.needed(ps) ? leaseIds.next() : null;
         if (remote == null) {
-            return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false)
-                    .map(r -> counts.counted(ps, r.decision(ps, Source.LOCAL)));
+            return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease)
+                    .map(r -> counts.counted(ps, r.decision(ps, Source.LOCAL,
+                            lease == null ? null : new Lease(local, ps, keys, costs, lease))));
         }
-        return remote.decide(ps, keys, costs);
+        return remote.decide(ps, keys, costs, lease);
     }
 
     @Override

@@ -71,6 +71,7 @@ final class MergedChecks {
         for (int s : slot) {
             each.add(merged.policies().get(s));
         }
-        return new RateLimitDecision(merged.allowed(), each, merged.source());
+        return new RateLimitDecision(merged.allowed(), each, merged.source(),
+                merged.holdsSlots() ? merged::release : null);
     }
 }

@@ -38,7 +38,8 @@ public interface RateLimitRuntimeConfig {
     FailureMode onFailure();
 
     /**
-     * The prefix of every Redis key the extension writes: `prefix:{identity}:policy`.
+     * The prefix of every Redis key the extension writes: `prefix:{identity}:policy` (a `concurrency` policy's keys end
+     * in `:in-flight`).
      */
     @WithDefault("rl")
     String keyPrefix();
@@ -231,14 +232,16 @@ public interface RateLimitRuntimeConfig {
         String DEFAULT_MODE = "enforce";
 
         /**
-         * The algorithm: `fixed-window`, `sliding-window-log`, `sliding-window-counter`,
-         * `token-bucket`, `leaky-bucket` or `gcra`.
+         * The algorithm: `fixed-window`, `sliding-window-log`, `sliding-window-counter`, `token-bucket`, `leaky-bucket`,
+         * `gcra`, or `concurrency` (at most `limit` requests in flight per key; `window` is the longest a slot is held
+         * when its instance dies before freeing it).
          */
         @WithDefault(DEFAULT_ALGORITHM)
         String algorithm();
 
         /**
-         * Units admitted per window, from 1 to 10,000,000 (the range where every decision is exact).
+         * Units admitted per window (with `concurrency`: at once), from 1 to 10,000,000 (the range where every decision
+         * is exact).
          */
         OptionalInt limit();
 

@@ -9,6 +9,7 @@ import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
@@ -55,8 +56,8 @@ final class RemoteDecisions {
     }
 
     /** The decision, made when the caller subscribes (the cache, the breaker and the clock are consulted then). */
-    Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
-        return new RemoteDecision(ps, keys, costs);
+    Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, String lease) {
+        return new RemoteDecision(ps, keys, costs, lease);
     }
 
     /**
@@ -68,11 +69,19 @@ final class RemoteDecisions {
         private final Policy[] ps;
         private final String[] keys;
         private final long[] costs;
+        /** The name of the slots its concurrency policies take; null when it has none. */
+        private final String lease;
 
-        RemoteDecision(Policy[] ps, String[] keys, long[] costs) {
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs, String lease) {
             this.ps = ps;
             this.keys = keys;
             this.costs = costs;
+            this.lease = lease;
+        }
+
+        /** What frees the slots the backend's charge took, or null. */
+        Lease lease() {
+            return lease == null ? null : new Lease(backend, ps, keys, costs, lease);
         }
 
         @Override
@@ -126,12 +135,12 @@ final class RemoteDecisions {
             }
             permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
             if (permit == CircuitBreaker.REJECTED) {
-                return failureDecision(ps, request.keys, request.costs, null);
+                return failureDecision(request, null);
             }
             sentAt = System.nanoTime();
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
-            AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false),
-                    this);
+            AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false,
+                    request.lease), this);
             return null;
         }
 
@@ -166,6 +175,7 @@ final class RemoteDecisions {
         protected void expire() {
             if (claim()) {
                 cancelUpstream();
+                freeUnanswered();
                 downstream.onItem(decide(null, new TimeoutException("no reply from the rate-limit backend within " + timeout)));
             }
         }
@@ -174,6 +184,17 @@ final class RemoteDecisions {
         public void cancel() {
             if (claim()) {
                 cancelUpstream();
+                freeUnanswered();
+            }
+        }
+
+        /**
+         * Frees the slots a call given up on may still take: its caller will never release them. Sent after the call,
+         * so Redis normally runs it after the charge; if not, the slots are free once their window has passed.
+         */
+        private void freeUnanswered() {
+            if (request.lease != null && sentAt != 0) {
+                request.lease().run();
             }
         }
 
@@ -186,7 +207,7 @@ final class RemoteDecisions {
 
         void finish(BackendReply reply, Throwable error) {
             if (!claim()) {
-                return;
+                return; // timed out or cancelled: freeUnanswered() saw to any slots
             }
             RateLimitDecision d;
             try {
@@ -210,7 +231,7 @@ final class RemoteDecisions {
             RateLimitDecision d = null;
             if (failure == null) {
                 try {
-                    d = reply.decision(ps, Source.REDIS);
+                    d = reply.decision(ps, Source.REDIS, request.lease());
                 } catch (RuntimeException e) {
                     failure = e; // a reply we cannot read: a broken backend, not the caller's problem
                 }
@@ -222,7 +243,7 @@ final class RemoteDecisions {
                 if (BackendErrors.isErrorReply(failure)) {
                     errors.report(failure, ps);
                 }
-                return failureDecision(ps, request.keys, request.costs, failure);
+                return failureDecision(request, failure);
             }
             if (breaker != null) {
                 breaker.onSuccess(permit, now);
@@ -235,8 +256,8 @@ final class RemoteDecisions {
     }
 
     /** The failure mode's decision, counted; {@code failure} is null when the breaker refused the call. */
-    private RateLimitDecision failureDecision(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
-        return counts.counted(ps, failureModes.decide(ps, keys, costs, failure));
+    private RateLimitDecision failureDecision(RemoteDecision r, Throwable failure) {
+        return counts.counted(r.ps, failureModes.decide(r.ps, r.keys, r.costs, r.lease, failure));
     }
 
 }

@@ -25,6 +25,11 @@ end
 local function decide(k, n, a, policies, res, o)
   set_clock(ARGV[a + 1])
   local mode = ARGV[a + 2]
+  lease = nil
+  if #mode > 1 then
+    lease = sub(mode, 2)
+    mode = '0'
+  end
   local dry = mode ~= '0'
   local as_is = mode == '2'
   if n == 1 then

@@ -8,13 +8,17 @@
 --          that forbid TIME).
 --   mode:  '0' to decide and charge; '1' to decide without charging, replying what a charge would
 --          leave; '2' to decide without charging, replying the state as it stands (used to check
---          policies whose keys live in different cluster slots before charging any of them).
+--          policies whose keys live in different cluster slots before charging any of them);
+--          '0<lease>' to decide and charge a call that holds concurrency slots, named <lease> (an
+--          id unique to the call, see concurrency.lua).
 --   then six arguments per policy, one policy per key:
 --          algorithm name, limit, window (microseconds), burst, shadow ('1': reported, never
 --          denies and never blocks the other policies), cost.
 
 -- The time of the call being decided, read by the algorithms.
 local now
+-- The lease of the call being charged, when it holds concurrency slots (see concurrency.lua).
+local lease
 -- Redis TIME, read once per script run: the calls of one batch are decided at one instant.
 local redis_now
 local function set_clock(arg)

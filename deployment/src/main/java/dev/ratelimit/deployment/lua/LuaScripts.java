@@ -42,6 +42,8 @@ final class LuaScripts {
     static final String KV_BATCH = DIR + "kv-batch.lua";
     /** The code the three bucket algorithms share; their own files only name it. */
     static final String BUCKET = DIR + "bucket.lua";
+    /** Frees a call's concurrency slots; a script of its own. */
+    static final String RELEASE = DIR + "release.lua";
 
     private LuaScripts() {
     }
@@ -59,6 +61,7 @@ final class LuaScripts {
         paths.add(DECIDE);
         paths.add(ENTRY);
         paths.add(BATCH);
+        paths.add(RELEASE);
         return paths;
     }
 
@@ -115,6 +118,7 @@ final class LuaScripts {
         all.append('\n').append(decide).append('\n');
         scripts.put(LuaScriptRegistry.DECIDE, entry + all + sources.get(ENTRY));
         scripts.put(LuaScriptRegistry.BATCH, batch + all + sources.get(BATCH));
+        scripts.put(LuaScriptRegistry.RELEASE, sources.get(RELEASE));
         // extra sources (not part of the extension's layout) become scripts of their own
         for (Map.Entry<String, String> e : sources.entrySet()) {
             if (!sourcePaths().contains(e.getKey())) {

@@ -29,7 +29,7 @@ import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**
- * The semantics of the six algorithms, as one scenario table that runs unchanged against each backend (a subclass
+ * The semantics of the six rate algorithms (concurrency: ConcurrencyScenarios), as one scenario table that runs unchanged against each backend (a subclass
  * per backend). Times are explicit microseconds, so every expected number is exact; one test per backend uses the
  * backend's own clock.
  * <p>

@@ -271,6 +271,9 @@ class BatchedDecisionsTest {
     void aHotKeyIsReadAndWrittenOncePerBatch() throws Exception {
         long now = Engine.BASE + 13 * Engine.S;
         for (Algorithm a : Algorithm.values()) {
+            if (a == Algorithm.CONCURRENCY) {
+                continue; // reads its set of leases on every decision: slots come back at any moment
+            }
             Policy p = Engine.policy("hot-" + a.configName(), a, 100, MINUTE, 100);
             List<Call> calls = new ArrayList<>();
             for (int i = 0; i < 16; i++) {

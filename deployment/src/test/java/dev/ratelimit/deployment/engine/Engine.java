@@ -48,8 +48,9 @@ final class Engine {
                 .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
     }
 
+    /** The rate algorithms; {@code concurrency}, which counts requests in flight, has scenarios of its own. */
     static Stream<String> algorithms() {
-        return Arrays.stream(Algorithm.values()).map(Algorithm::configName);
+        return Arrays.stream(Algorithm.values()).filter(a -> a != Algorithm.CONCURRENCY).map(Algorithm::configName);
     }
 
     static Stream<String> bucketAlgorithms() {

@@ -69,22 +69,41 @@ class EngineMatchesModelTest {
         List<Call> run = new ArrayList<>();
         List<long[]> expectedInRun = new ArrayList<>();
         List<String> describedInRun = new ArrayList<>();
+        // the lease of each call charged so far and its costs, for the releases of later steps
+        List<String> leases = new ArrayList<>();
+        List<long[]> leaseCosts = new ArrayList<>();
         for (int k = 0; k < s.steps().size(); k++) {
             Step st = s.steps().get(k);
             now += st.gap();
-            if (st.newRun() && !run.isEmpty()) {
+            if (st.release() >= 0 && !leases.isEmpty()) {
+                // a release is not part of a batch run: the run so far goes first
+                if (!run.isEmpty()) {
+                    compareRun(run, expectedInRun, describedInRun);
+                }
+                int which = st.release() % leases.size();
+                String lease = leases.get(which);
+                model.release(limits, local, lease);
+                redis.release(limits, single, leaseCosts.get(which), lease);
+                redis.release(limits, batched, leaseCosts.get(which), lease);
+                backend.releaseNow(policies, local, lease);
+            } else if (st.newRun() && !run.isEmpty()) {
                 compareRun(run, expectedInRun, describedInRun);
             }
             long[] costs = st.costs();
-            long[] expected = model.decide(limits, local, costs, now, st.dryRun());
+            String lease = "L" + k;
+            long[] expected = model.decide(limits, local, costs, now, st.dryRun(), lease);
             String where = "step " + (k + 1) + " (" + st + ") at EPOCH + " + (now - Scenarios.EPOCH) + "us";
-            long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun()));
+            long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun(), lease));
             assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
-            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun()).toScriptOrder();
+            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun(), lease).toScriptOrder();
             assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
-            run.add(new Call(limits, batched, costs, now, st.dryRun()));
+            run.add(new Call(limits, batched, costs, now, st.dryRun(), lease));
+            if (expected[0] == 1 && !st.dryRun()) {
+                leases.add(lease); // charged: its slots can be released
+                leaseCosts.add(costs);
+            }
             expectedInRun.add(expected);
             describedInRun.add(where);
         }

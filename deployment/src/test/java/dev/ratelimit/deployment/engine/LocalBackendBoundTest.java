@@ -22,7 +22,9 @@ class LocalBackendBoundTest {
     private static final long NOW = 1_700_000_000_000_000L;
 
     private static long[] decide(LocalBackend backend, Policy p, String key, long now) {
-        return backend.decideNow(new Policy[] { p }, new String[] { key }, new long[] { 1 }, now, false).toScriptOrder();
+        // slots of a concurrency policy are held (never released here), named after the call
+        return backend.decideNow(new Policy[] { p }, new String[] { key }, new long[] { 1 }, now, false, "L" + now)
+                .toScriptOrder();
     }
 
     @Test

@@ -72,7 +72,7 @@ class RedisAlgorithmScenariosTest extends AlgorithmScenarios {
     }
 
     /**
-     * Random multi-policy requests over all six algorithms (mixed and single-algorithm scripts, shadow policies,
+     * Random multi-policy requests over all seven algorithms (mixed and single-algorithm scripts, shadow policies,
      * dry runs, costs up to above capacity, fractional unit times) on both backends, compared array for array.
      */
     @Test
@@ -90,6 +90,7 @@ class RedisAlgorithmScenariosTest extends AlgorithmScenarios {
         long t = BASE + 3 * S;
         int compared = 0;
         int denied = 0;
+        List<Object[]> calls = new ArrayList<>(); // each step's policies, keys and costs, to release its slots
         for (int step = 0; step < 400; step++) {
             // whole seconds: keys never outlive their Redis TTL (which runs on real time) while still relevant
             t += random.nextInt(4) * S;
@@ -100,13 +101,23 @@ class RedisAlgorithmScenariosTest extends AlgorithmScenarios {
             String[] keys = new String[n];
             long[] costs = new long[n];
             for (int i = 0; i < n; i++) {
-                keys[i] = RedisKeys.key(Engine.prefix(), ps[i].name(),
-                        identities[random.nextInt(2)]);
+                keys[i] = RedisKeys.key(Engine.prefix(), ps[i], identities[random.nextInt(2)]);
                 costs[i] = random.nextInt(20) == 0 ? ps[i].capacity() + 1 : 1 + random.nextInt((int) ps[i].capacity());
             }
             boolean dry = random.nextInt(10) == 0;
-            long[] fromRedis = redis(ps, keys, costs, t, dry);
-            long[] fromLocal = local.decideNow(ps, keys, costs, t, dry).toScriptOrder();
+            // concurrency slots are named after the step; every fourth step frees an earlier step's
+            String lease = "W" + step;
+            if (step % 4 == 3) {
+                int e = random.nextInt(step);
+                Object[] call = calls.get(e);
+                limiter.backend().release((Policy[]) call[0], (String[]) call[1], (long[]) call[2], "W" + e).await()
+                        .atMost(Duration.ofSeconds(10));
+                local.releaseNow((Policy[]) call[0], (String[]) call[1], "W" + e);
+            }
+            calls.add(new Object[] { ps, keys, costs });
+            long[] fromRedis = limiter.backend().decide(ps, keys, costs, t, dry, lease).await()
+                    .atMost(Duration.ofSeconds(10)).toScriptOrder();
+            long[] fromLocal = local.decideNow(ps, keys, costs, t, dry, lease).toScriptOrder();
             long now = t;
             assertArrayEquals(fromLocal, fromRedis, () -> "step: local " + show(fromLocal) + " vs redis "
                     + show(fromRedis) + " for " + describe(ps, costs, now, dry));

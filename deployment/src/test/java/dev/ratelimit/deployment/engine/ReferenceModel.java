@@ -38,6 +38,8 @@ final class ReferenceModel {
 
     /** Per-key state; the value is one of the state records below. */
     private final Map<String, Object> states = new HashMap<>();
+    /** The lease of the call being decided (concurrency). */
+    private String lease;
 
     // ---------------------------------------------------------------------------------------------------------------
     // State shapes
@@ -59,6 +61,10 @@ final class ReferenceModel {
 
     /** sliding-window-counter: the window index, the previous window's count and the current window's count. */
     private record CounterState(long index, long prev, long cur) {
+    }
+
+    /** concurrency: the leases held, by name: each one's units and the microsecond it expires at. */
+    private record LeaseState(Map<String, long[]> leases) {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -100,6 +106,12 @@ final class ReferenceModel {
      *         reset ms
      */
     long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        return decide(limits, keys, costs, nowMicros, dryRun, null);
+    }
+
+    /** Decides one call whose concurrency policies, when charged, take slots named {@code lease}. */
+    long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun, String lease) {
+        this.lease = lease;
         int n = limits.length;
         if (keys.length != n || costs.length != n) {
             throw new IllegalArgumentException(
@@ -164,6 +176,7 @@ final class ReferenceModel {
             case "fixed-window" -> fixedWindow(p, key, cost, t);
             case "sliding-window-log" -> slidingWindowLog(p, key, cost, t);
             case "sliding-window-counter" -> slidingWindowCounter(p, key, cost, t);
+            case "concurrency" -> concurrency(p, key, cost, t);
             default -> throw new IllegalArgumentException("unknown algorithm: " + p.algorithm());
         };
     }
@@ -398,6 +411,54 @@ final class ReferenceModel {
     // ---------------------------------------------------------------------------------------------------------------
     // Helpers
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // concurrency
+
+    private static final long SECOND = 1_000_000;
+
+    /**
+     * At most L units held at once by leases not yet expired; a lease taken at t expires at t + W (a lease counts while
+     * t < its expiry). A slot frees when a request ends, which no clock predicts, so the waits are the time until the
+     * soonest lease expires, capped at one second.
+     */
+    private Verdict concurrency(Limit p, String key, long c, long t) {
+        LeaseState s = state(key, LeaseState.class);
+        Map<String, long[]> leases = s == null ? new HashMap<>() : s.leases();
+        leases.values().removeIf(l -> l[1] <= t);
+        long held = leases.values().stream().mapToLong(l -> l[0]).sum();
+        long avail = Math.max(0, p.limit() - held);
+        long soonest = held == 0 ? 0
+                : Math.min(SECOND, leases.values().stream().mapToLong(l -> l[1]).min().getAsLong() - t);
+        Rational soon = Rational.of(soonest);
+        if (c > p.limit()) {
+            return Verdict.denied(avail, c, -1, soon);
+        }
+        if (c > avail) {
+            return Verdict.denied(avail, c, retryMs(soon), soon);
+        }
+        Rational charged = held == 0 ? Rational.of(Math.min(SECOND, p.windowMicros())) : soon;
+        String name = lease;
+        return Verdict.admitted(avail, c, soon, charged, () -> {
+            if (name == null) {
+                throw new IllegalStateException("a concurrency policy charged without a lease");
+            }
+            leases.put(name, new long[] { c, t + p.windowMicros() });
+            states.put(key, new LeaseState(leases));
+        });
+    }
+
+    /** Frees the slots {@code lease} holds in the concurrency policies among {@code limits}. */
+    void release(Limit[] limits, String[] keys, String lease) {
+        for (int i = 0; i < limits.length; i++) {
+            if (limits[i].algorithm().equals("concurrency")) {
+                LeaseState s = state(keys[i], LeaseState.class);
+                if (s != null) {
+                    s.leases().remove(lease);
+                }
+            }
+        }
+    }
+
     /** The state of a key, or null if absent; rejects a key whose state has another shape. */
     private <S> S state(String key, Class<S> shape) {
         Object s = states.get(key);
@@ -441,6 +502,16 @@ final class ReferenceModel {
             String sep = "";
             for (Map.Entry<Long, Long> e : log.entries().entrySet()) {
                 sb.append(sep).append(e.getKey()).append(" x").append(e.getValue());
+                sep = ", ";
+            }
+            return sb.append(']').toString();
+        }
+        if (s instanceof LeaseState l) {
+            StringBuilder sb = new StringBuilder(key).append(": concurrency leases (units until µs) [");
+            String sep = "";
+            for (Map.Entry<String, long[]> e : l.leases().entrySet()) {
+                sb.append(sep).append(e.getKey()).append(' ').append(e.getValue()[0]).append(" until ")
+                        .append(e.getValue()[1]);
                 sep = ", ";
             }
             return sb.append(']').toString();

@@ -24,7 +24,10 @@ final class Scenarios {
     static final long MS = 1_000;
     static final long DAY = 86_400_000_000L;
     static final long MAX_LIMIT = 10_000_000;
-    /** A log stores one entry per unit: its costs (not its limits) stay small enough for thousands of cases. */
+    /**
+     * A log and a set of leases store one member per unit: their costs (not their limits) stay small enough for
+     * thousands of cases.
+     */
     static final long MAX_LOG_COST = 2_000;
     private static final String[] ALGORITHMS = Arrays.stream(Algorithm.values()).map(Algorithm::configName)
             .toArray(String[]::new);
@@ -33,11 +36,16 @@ final class Scenarios {
     private Scenarios() {
     }
 
-    /** One call: the time since the previous one, each policy's cost, a dry run, whether a new batch run starts. */
-    record Step(long gap, long[] costs, boolean dryRun, boolean newRun) {
+    /**
+     * One call: the time since the previous one, each policy's cost, a dry run, whether a new batch run starts, and
+     * which earlier call's concurrency slots are released before it (-1: none; else an index into the calls charged
+     * so far, modulo their number: a call released before, or one without a concurrency policy, frees nothing).
+     */
+    record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
         @Override
         public String toString() {
-            return "+" + gap + "us cost " + Arrays.toString(costs) + (dryRun ? " dry" : "") + (newRun ? " | new run" : "");
+            return "+" + gap + "us" + (release >= 0 ? " release #" + release : "") + " cost " + Arrays.toString(costs)
+                    + (dryRun ? " dry" : "") + (newRun ? " | new run" : "");
         }
     }
 
@@ -159,12 +167,14 @@ final class Scenarios {
                     costs[i] = l.burst() + 1;
             }
         }
-        return new Step(gap, costs, r.nextInt(10) == 0, r.nextInt(4) == 0);
+        return new Step(gap, costs, r.nextInt(10) == 0, r.nextInt(4) == 0, r.nextInt(3) == 0 ? r.nextInt(8) : -1);
     }
 
     private static long mostCost(Limit l) {
-        return l.algorithm().equals(Algorithm.SLIDING_WINDOW_LOG.configName()) ? Math.min(l.burst(), MAX_LOG_COST)
-                : l.burst();
+        // a log and a set of leases store one member per unit
+        return l.algorithm().equals(Algorithm.SLIDING_WINDOW_LOG.configName())
+                || l.algorithm().equals(Algorithm.CONCURRENCY.configName()) ? Math.min(l.burst(), MAX_LOG_COST)
+                        : l.burst();
     }
 
     /** Simpler variants of a scenario, the boldest first: fewer steps, fewer policies, then smaller values. */
@@ -191,22 +201,25 @@ final class Scenarios {
         for (int i = 0; i < n; i++) {
             Step st = steps.get(i);
             if (st.gap() != 0) {
-                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun())));
-                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun())));
+                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release())));
+                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release())));
             }
             for (int k = 0; k < st.costs().length; k++) {
                 long c = st.costs()[k];
                 if (c > 1) {
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release())));
                 }
             }
             if (st.dryRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release())));
             }
             if (st.newRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false)));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release())));
+            }
+            if (st.release() >= 0) {
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1)));
             }
         }
         for (int i = 0; i < s.limits().size(); i++) {
@@ -255,7 +268,7 @@ final class Scenarios {
         for (Step st : s.steps()) {
             long[] costs = st.costs().clone();
             costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? l.burst() + 1 : mostCost(l));
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun()));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release()));
         }
         return new Scenario(limits, s.start(), steps);
     }
@@ -271,7 +284,7 @@ final class Scenarios {
                     costs[j++] = st.costs()[k];
                 }
             }
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun()));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release()));
         }
         return new Scenario(limits, s.start(), steps);
     }

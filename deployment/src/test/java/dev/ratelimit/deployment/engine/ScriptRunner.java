@@ -20,7 +20,15 @@ import dev.ratelimit.test.redis.RespClient;
 final class ScriptRunner implements AutoCloseable {
 
     /** One call: its policies (distinct keys), costs, time ({@link #REDIS_TIME}: Redis's) and whether it only checks. */
-    record Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun) {
+    record Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun, String lease) {
+        Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun) {
+            this(limits, keys, costs, now, dryRun, null);
+        }
+
+        /** The mode argument: a charge of a call holding concurrency slots names its lease. */
+        String mode() {
+            return dryRun ? "1" : lease == null ? "0" : "0" + lease;
+        }
     }
 
     /** A call's time read by the script from Redis {@code TIME}, as the extension sends it. */
@@ -33,7 +41,8 @@ final class ScriptRunner implements AutoCloseable {
     ScriptRunner(Supplier<RespClient> connect) {
         this.connect = connect;
         this.redis = connect.get();
-        ComposedScripts.all().forEach((name, body) -> shas.put(name, redis.callString("SCRIPT", "LOAD", longLived(body))));
+        ComposedScripts.all().forEach((name, body) -> shas.put(name, redis.callString("SCRIPT", "LOAD",
+                name.equals(LuaScriptRegistry.RELEASE) ? body : longLived(body))));
     }
 
     RespClient redis() {
@@ -54,7 +63,7 @@ final class ScriptRunner implements AutoCloseable {
         args.add(Integer.toString(n));
         args.addAll(List.of(c.keys()));
         args.add(time(c));
-        args.add(c.dryRun() ? "1" : "0");
+        args.add(c.mode());
         for (int i = 0; i < n; i++) {
             Limit l = c.limits()[i];
             args.add(l.algorithm());
@@ -65,6 +74,32 @@ final class ScriptRunner implements AutoCloseable {
             args.add(Long.toString(c.costs()[i]));
         }
         return longs(run(args), 0, 1 + 4 * n);
+    }
+
+    /** Frees the slots {@code lease} holds in the concurrency policies among {@code limits}; the members removed. */
+    long release(Limit[] limits, String[] keys, long[] costs, String lease) {
+        List<String> args = new ArrayList<>();
+        List<String> held = new ArrayList<>();
+        List<String> heldCosts = new ArrayList<>();
+        for (int i = 0; i < limits.length; i++) {
+            if (limits[i].algorithm().equals("concurrency")) {
+                held.add(keys[i]);
+                heldCosts.add(Long.toString(costs[i]));
+            }
+        }
+        args.add("EVALSHA");
+        args.add(shas.get(LuaScriptRegistry.RELEASE));
+        args.add(Integer.toString(held.size()));
+        args.addAll(held);
+        args.add(lease);
+        args.addAll(heldCosts);
+        try {
+            return (Long) redis.call(args.toArray(String[]::new));
+        } catch (RuntimeException e) {
+            redis.close();
+            redis = connect.get();
+            throw e;
+        }
     }
 
     /**
@@ -101,7 +136,7 @@ final class ScriptRunner implements AutoCloseable {
         for (Call c : calls) {
             perCall.add(Integer.toString(c.limits().length));
             perCall.add(time(c));
-            perCall.add(c.dryRun() ? "1" : "0");
+            perCall.add(c.mode());
             for (int i = 0; i < c.limits().length; i++) {
                 Integer idx = index.computeIfAbsent(c.limits()[i], l -> index.size() + 1);
                 perCall.add(idx.toString());

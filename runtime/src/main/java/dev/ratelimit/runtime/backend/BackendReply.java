@@ -80,6 +80,14 @@ public final class BackendReply {
 
     /** The decision this reply describes for these policies (in the call's order), from this source. */
     public RateLimitDecision decision(Policy[] ps, Source source) {
+        return decision(ps, source, null);
+    }
+
+    /**
+     * The decision this reply describes, holding the slots its concurrency policies took: {@code release} frees them
+     * (null: none were taken).
+     */
+    public RateLimitDecision decision(Policy[] ps, Source source, Runnable release) {
         // an immutable list, which RateLimitDecision keeps as is (List.copyOf of one returns it)
         PolicyDecision[] each = new PolicyDecision[ps.length];
         for (int i = 0; i < ps.length; i++) {
@@ -89,7 +97,8 @@ public final class BackendReply {
                     retry == NEVER ? p.window() : Duration.ofMillis(retry), Duration.ofMillis(resetMillis(i)),
                     p.shadow());
         }
-        return new RateLimitDecision(allAdmitted(), each.length == 1 ? List.of(each[0]) : List.of(each), source);
+        return new RateLimitDecision(allAdmitted(), each.length == 1 ? List.of(each[0]) : List.of(each), source,
+                release);
     }
 
     /** A reply built policy by policy. */

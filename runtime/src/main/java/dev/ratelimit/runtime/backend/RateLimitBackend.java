@@ -22,7 +22,24 @@ public interface RateLimitBackend {
      * @param dryRun decide without charging
      * @return what every policy answered
      */
-    Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun);
+    default Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        return decide(policies, keys, costs, nowMicros, dryRun, null);
+    }
+
+    /**
+     * Decides (and unless {@code dryRun}, charges) every policy; the {@code concurrency} policies it admits take slots
+     * named {@code lease}, held until {@link #release} or until their window passes.
+     *
+     * @param lease an id unique to this call, needed when a {@code concurrency} policy is charged; else null
+     */
+    Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease);
+
+    /**
+     * Frees the slots the {@code concurrency} policies among {@code policies} took for {@code lease} (the other
+     * policies are ignored); slots already gone are no error.
+     */
+    Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease);
 
     /** A short name for logs and metrics. */
     String name();

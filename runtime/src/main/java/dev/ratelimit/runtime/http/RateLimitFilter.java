@@ -95,6 +95,10 @@ public class RateLimitFilter {
             try {
                 rc.put(HttpLimits.DECISION, d);
                 if (d.allowed()) {
+                    if (d.holdsSlots()) {
+                        // slots of concurrency policies are held until the response ends or the connection closes
+                        rc.addEndHandler(ended -> d.release());
+                    }
                     logShadow(d);
                     denial = null;
                 } else {

@@ -2,6 +2,7 @@ package dev.ratelimit.runtime.interceptor;
 
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ContextNotActiveException;
@@ -19,7 +20,9 @@ import dev.ratelimit.runtime.policy.RateLimitSpec;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ManagedContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
@@ -61,7 +64,9 @@ public class RateLimitInterceptor {
         RequestChecks checks = http.checks(specs, rc, null, null);
         Class<?> type = method.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
-            return onCallerContext(decide(checks, specs, rc)).chain(d -> d.allowed() ? proceedUni(ctx)
+            // slots of concurrency policies are held until the Uni terminates: item, failure or cancellation
+            return onCallerContext(decide(checks, specs, rc)).chain(d -> d.allowed()
+                    ? d.holdsSlots() ? proceedUni(ctx).onTermination().invoke(d::release) : proceedUni(ctx)
                     : Uni.createFrom().failure(new RateLimitExceededException(d)));
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
@@ -69,11 +74,15 @@ public class RateLimitInterceptor {
                 if (!d.allowed()) {
                     return java.util.concurrent.CompletableFuture.failedFuture(new RateLimitExceededException(d));
                 }
+                CompletionStage<Object> stage;
                 try {
-                    return (CompletionStage<?>) ctx.proceed();
+                    stage = castStage(ctx.proceed());
                 } catch (Exception e) {
+                    d.release();
                     return java.util.concurrent.CompletableFuture.failedFuture(e);
                 }
+                // slots of concurrency policies are held until the stage completes
+                return d.holdsSlots() ? stage.whenComplete((r, e) -> d.release()) : stage;
             });
         }
         if (Context.isOnEventLoopThread()) {
@@ -85,7 +94,22 @@ public class RateLimitInterceptor {
         if (!d.allowed()) {
             throw new RateLimitExceededException(d);
         }
-        return ctx.proceed();
+        if (!d.holdsSlots()) {
+            return ctx.proceed();
+        }
+        // slots of concurrency policies are held until the method returns, or until a Multi it returns terminates
+        Object result;
+        try {
+            result = ctx.proceed();
+        } catch (Exception | Error e) {
+            d.release();
+            throw e;
+        }
+        if (result instanceof Multi<?> multi) {
+            return multi.onTermination().invoke(d::release);
+        }
+        d.release();
+        return result;
     }
 
     private Uni<RateLimitDecision> decide(RequestChecks checks, RateLimitSpec[] specs, RoutingContext rc) {
@@ -108,17 +132,20 @@ public class RateLimitInterceptor {
      * it was called (Hibernate Reactive, the request context and context-local data are bound to that context), so
      * the decision hops back to it when it completes anywhere else; on the caller's context it goes on at once.
      */
-    static <T> Uni<T> onCallerContext(Uni<T> decision) {
+    static Uni<RateLimitDecision> onCallerContext(Uni<RateLimitDecision> decision) {
         Context caller = Vertx.currentContext();
         if (caller == null) {
             return decision; // not called on a Vert.x context: nothing to go back to
         }
-        return Uni.createFrom().emitter(emitter -> decision.subscribe().with(
+        return Uni.createFrom().emitter(emitter -> {
+            AtomicBoolean ended = new AtomicBoolean();
+            emitter.onTermination(() -> ended.set(true));
+            decision.subscribe().with(
                 item -> {
                     if (Vertx.currentContext() == caller) {
-                        emitter.complete(item);
+                        deliver(emitter, ended, item);
                     } else {
-                        caller.runOnContext(v -> emitter.complete(item));
+                        caller.runOnContext(v -> deliver(emitter, ended, item));
                     }
                 },
                 failure -> {
@@ -127,7 +154,22 @@ public class RateLimitInterceptor {
                     } else {
                         caller.runOnContext(v -> emitter.fail(failure));
                     }
-                }));
+                });
+        });
+    }
+
+    /** A decision nobody waits for any more (the caller cancelled) frees the slots it holds. */
+    private static void deliver(UniEmitter<? super RateLimitDecision> emitter, AtomicBoolean ended, RateLimitDecision d) {
+        if (ended.get()) {
+            d.release();
+        } else {
+            emitter.complete(d);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<Object> castStage(Object stage) {
+        return (CompletionStage<Object>) stage;
     }
 
     @SuppressWarnings("unchecked")

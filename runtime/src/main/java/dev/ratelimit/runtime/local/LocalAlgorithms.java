@@ -3,9 +3,9 @@ package dev.ratelimit.runtime.local;
 import dev.ratelimit.runtime.policy.Algorithm;
 
 /**
- * The six algorithms in process, with the semantics and the arithmetic of the Lua scripts: one class per
+ * The seven algorithms in process, with the semantics and the arithmetic of the Lua scripts: one class per
  * {@code .lua} file ({@link BucketAlgorithm} for the three bucket algorithms, {@link FixedWindowAlgorithm},
- * {@link SlidingLogAlgorithm}, {@link SlidingCounterAlgorithm}; read them side by side), so both backends give the
+ * {@link SlidingLogAlgorithm}, {@link SlidingCounterAlgorithm}, {@link ConcurrencyAlgorithm}; read them side by side), so both backends give the
  * same reply for the same state, number for number. This class holds what the scripts' prelude does: the state,
  * the verdict, and reading another algorithm's state.
  * <p>
@@ -21,6 +21,7 @@ final class LocalAlgorithms {
     static final int FIXED = 1;
     static final int COUNTER = 2;
     static final int LOG = 3;
+    static final int CONCURRENCY = 4;
 
     private LocalAlgorithms() {
     }
@@ -37,6 +38,8 @@ final class LocalAlgorithms {
         final long b;
         final long c;
         final TimeLog log;
+        /** A concurrency key's leases. */
+        final LeaseSet leases;
         final long expiresAt;
         volatile double share;
 
@@ -46,6 +49,17 @@ final class LocalAlgorithms {
             this.b = b;
             this.c = c;
             this.log = log;
+            this.leases = null;
+            this.expiresAt = expiresAt;
+        }
+
+        State(int kind, LeaseSet leases, long expiresAt) {
+            this.kind = kind;
+            this.a = 0;
+            this.b = 0;
+            this.c = 0;
+            this.log = null;
+            this.leases = leases;
             this.expiresAt = expiresAt;
         }
     }
@@ -63,6 +77,8 @@ final class LocalAlgorithms {
         final long resetNow;
         final State next;
         long logAppends;
+        /** When the lease a charge takes expires (concurrency only; 0 otherwise). */
+        long leaseExpiresAt;
 
         private Outcome(boolean ok, long avail, long retry, long reset, long resetNow, State next) {
             this.ok = ok;
@@ -94,6 +110,8 @@ final class LocalAlgorithms {
             case LEAKY_BUCKET:
             case GCRA:
                 return BucketAlgorithm.check(st, now, limit, window, burst, cost);
+            case CONCURRENCY:
+                return ConcurrencyAlgorithm.check(st, now, limit, window, cost);
             default:
                 throw new IllegalArgumentException(a.toString());
         }
@@ -127,6 +145,8 @@ final class LocalAlgorithms {
             case FIXED:
             case COUNTER:
                 return st.b + st.c;
+            case CONCURRENCY:
+                return 0; // never read by a rate algorithm: concurrency keys are apart (RedisKeys)
             default:
                 long[] t = BucketAlgorithm.bucketTime(st, limit);
                 double held = Math.ceil(((t[0] - now) * (double) limit + t[1]) / window - 1e-9);

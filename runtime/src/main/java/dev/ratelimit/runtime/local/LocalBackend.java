@@ -15,7 +15,7 @@ import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 
 /**
- * The six algorithms in process (see {@link LocalAlgorithms}), with the semantics of the Lua
+ * The seven algorithms in process (see {@link LocalAlgorithms}), with the semantics of the Lua
  * scripts. Used for {@code backend=local}, for {@code on-failure=local}
  * while Redis is away, and as the dev-mode default without Redis. State is per instance.
  * <p>
@@ -75,19 +75,32 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
-    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
-        return Uni.createFrom().item(() -> decideNow(policies, keys, costs, nowMicros, dryRun));
+    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease) {
+        return Uni.createFrom().item(() -> decideNow(policies, keys, costs, nowMicros, dryRun, lease));
+    }
+
+    @Override
+    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease) {
+        releaseNow(policies, keys, lease);
+        return Uni.createFrom().voidItem();
     }
 
     /** The synchronous decision (never blocks on I/O; only on the brief per-key locks). */
     public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        return decideNow(policies, keys, costs, nowMicros, dryRun, null);
+    }
+
+    /** The synchronous decision; its concurrency policies take slots named {@code lease} when charged. */
+    public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
         int[] stripes = stripes(keys);
         for (int s : stripes) {
             locks[s].lock();
         }
         try {
-            return decideLocked(policies, keys, costs, now, dryRun);
+            return decideLocked(policies, keys, costs, now, dryRun, lease);
         } finally {
             for (int i = stripes.length - 1; i >= 0; i--) {
                 locks[stripes[i]].unlock();
@@ -99,7 +112,30 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
-    private BackendReply decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun) {
+    /** Frees the slots lease {@code lease} took in the concurrency policies among {@code policies}. */
+    public void releaseNow(Policy[] policies, String[] keys, String lease) {
+        for (int i = 0; i < policies.length; i++) {
+            if (policies[i].algorithm() != Algorithm.CONCURRENCY) {
+                continue;
+            }
+            ReentrantLock lock = locks[stripe(keys[i])];
+            lock.lock();
+            try {
+                State st = states.get(keys[i]);
+                if (st != null && st.leases != null) {
+                    st.leases.release(lease);
+                    if (st.leases.isEmpty()) {
+                        states.remove(keys[i], st);
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private BackendReply decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun,
+            String lease) {
         int n = policies.length;
         Outcome[] outcomes = new Outcome[n];
         boolean all = true;
@@ -140,6 +176,13 @@ public class LocalBackend implements RateLimitBackend {
                     for (long k = 0; k < o.logAppends; k++) {
                         o.next.log.add(now);
                     }
+                    if (o.leaseExpiresAt != 0) {
+                        if (lease == null) {
+                            throw new IllegalStateException("concurrency policy '" + policies[i].name()
+                                    + "' charged without a lease");
+                        }
+                        o.next.leases.take(lease, o.leaseExpiresAt, costs[i]);
+                    }
                     o.next.share = share(policies[i], o.avail - costs[i]);
                     states.put(keys[i], o.next);
                 }
@@ -168,7 +211,7 @@ public class LocalBackend implements RateLimitBackend {
     private int[] stripes(String[] keys) {
         int[] s = new int[keys.length];
         for (int i = 0; i < keys.length; i++) {
-            s[i] = (keys[i].hashCode() & 0x7fffffff) % STRIPES;
+            s[i] = stripe(keys[i]);
         }
         // a fixed order (and no duplicates) so two requests can never lock in opposite orders
         Arrays.sort(s);
@@ -179,6 +222,10 @@ public class LocalBackend implements RateLimitBackend {
             }
         }
         return Arrays.copyOf(s, n);
+    }
+
+    private static int stripe(String key) {
+        return (key.hashCode() & 0x7fffffff) % STRIPES;
     }
 
     private void sweep(long now) {

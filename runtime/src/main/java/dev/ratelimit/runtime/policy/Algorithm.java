@@ -12,7 +12,9 @@ public enum Algorithm {
     SLIDING_WINDOW_COUNTER("sliding-window-counter", false),
     TOKEN_BUCKET("token-bucket", true),
     LEAKY_BUCKET("leaky-bucket", true),
-    GCRA("gcra", true);
+    GCRA("gcra", true),
+    /** At most {@code limit} requests in flight per key; {@code window} bounds how long a slot is held. */
+    CONCURRENCY("concurrency", false);
 
     private final String configName;
     private final boolean bucket;

@@ -17,6 +17,9 @@ public final class LuaScriptRegistry {
     /** The script deciding a batch of independent calls (any mix of algorithms) in one run. */
     public static final String BATCH = "decide-batch";
 
+    /** The script freeing the concurrency slots of one call. */
+    public static final String RELEASE = "release";
+
     private final Map<String, LuaScript> scripts;
 
     public LuaScriptRegistry(Map<String, LuaScript> scripts) {

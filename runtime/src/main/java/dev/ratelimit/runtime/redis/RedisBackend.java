@@ -36,6 +36,7 @@ public class RedisBackend implements RateLimitBackend {
     private final boolean cluster;
     private final Map<Algorithm, LuaScript> byAlgorithm = new EnumMap<>(Algorithm.class);
     private final LuaScript mixed;
+    private final LuaScript release;
     /** The batch script; null on a cluster, where a batch would span slots. */
     private final LuaScript batch;
     private final Map<Algorithm, LuaScript> batchByAlgorithm = new EnumMap<>(Algorithm.class);
@@ -51,6 +52,7 @@ public class RedisBackend implements RateLimitBackend {
             batchByAlgorithm.put(a, scripts.batchForAlgorithm(a));
         }
         this.mixed = scripts.get(LuaScriptRegistry.DECIDE);
+        this.release = scripts.get(LuaScriptRegistry.RELEASE);
         this.batch = cluster ? null : scripts.get(LuaScriptRegistry.BATCH);
     }
 
@@ -60,14 +62,54 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
-    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease) {
+        // a charge taking concurrency slots names them after the lease
+        String charge = lease == null ? CHARGE : CHARGE + lease;
         if (cluster && policies.length > 1) {
             Map<String, List<Integer>> groups = groupsBySlot(keys);
             if (groups.size() > 1) {
-                return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, groups);
+                return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, charge, groups);
             }
         }
-        return call(policies, keys, costs, nowMicros, dryRun ? DRY_RUN : CHARGE);
+        return call(policies, keys, costs, nowMicros, dryRun ? DRY_RUN : charge);
+    }
+
+    @Override
+    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease) {
+        List<Integer> held = new ArrayList<>(policies.length);
+        for (int i = 0; i < policies.length; i++) {
+            if (policies[i].algorithm() == Algorithm.CONCURRENCY) {
+                held.add(i);
+            }
+        }
+        if (held.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        if (!cluster) {
+            return releasePart(keys, costs, lease, held);
+        }
+        // a script touches one slot: one call per slot
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i : held) {
+            groups.computeIfAbsent(RedisKeys.hashTag(keys[i]), t -> new ArrayList<>()).add(i);
+        }
+        List<Uni<Void>> parts = new ArrayList<>(groups.size());
+        for (List<Integer> part : groups.values()) {
+            parts.add(releasePart(keys, costs, lease, part));
+        }
+        return parts.size() == 1 ? parts.get(0) : Uni.join().all(parts).andCollectFailures().replaceWithVoid();
+    }
+
+    private Uni<Void> releasePart(String[] keys, long[] costs, String lease, List<Integer> part) {
+        String[] k = new String[part.size()];
+        String[] args = new String[1 + part.size()];
+        args[0] = lease;
+        for (int j = 0; j < part.size(); j++) {
+            k[j] = keys[part.get(j)];
+            args[1 + j] = Long.toString(costs[part.get(j)]);
+        }
+        return executor.execute(release, k, args).replaceWithVoid();
     }
 
     /** Script modes (ARGV[2]): charge; check replying what a charge would leave; check replying the state as is. */
@@ -187,7 +229,7 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
-            Map<String, List<Integer>> groups) {
+            String charge, Map<String, List<Integer>> groups) {
         List<List<Integer>> parts = new ArrayList<>(groups.values());
         Uni<Void> checked = Uni.createFrom().voidItem();
         BackendReply.Builder merged = BackendReply.builder(policies.length);
@@ -207,7 +249,7 @@ public class RedisBackend implements RateLimitBackend {
             for (List<Integer> part : parts) {
                 charged = charged.chain(() -> !result.admitted()
                         ? Uni.createFrom().voidItem()
-                        : callPart(policies, keys, costs, nowMicros, CHARGE, part)
+                        : callPart(policies, keys, costs, nowMicros, charge, part)
                                 .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
             }
             return charged.map(ignored -> result.build());

@@ -4,6 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
+
 /**
  * Builds Redis keys: {@code <prefix>:{<identity>}:<policy>}.
  * <p>
@@ -30,6 +33,19 @@ public final class RedisKeys {
         return new StringBuilder(prefix.length() + id.length() + policy.length() + 4)
                 .append(prefix).append(":{").append(id).append("}:").append(policy).toString();
     }
+
+    /**
+     * The full key for a policy and identity: {@link #key(String, String, String)}, and for a {@code concurrency}
+     * policy that key followed by {@value #IN_FLIGHT}, apart from the rate algorithms' keys (in-flight requests and
+     * past rates are different quantities: a policy switched to or from concurrency starts afresh).
+     */
+    public static String key(String prefix, Policy policy, String identity) {
+        String key = key(prefix, policy.name(), identity);
+        return policy.algorithm() == Algorithm.CONCURRENCY ? key + IN_FLIGHT : key;
+    }
+
+    /** What ends the key of a concurrency policy. */
+    public static final String IN_FLIGHT = ":in-flight";
 
     /** The identity as it appears inside the hash tag. */
     public static String safeIdentity(String identity) {

@@ -145,8 +145,10 @@ public final class DenyCache {
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
             long retryMs = reply.retryMillis(i);
-            if (reply.admitted(i) || p.shadow() || retryMs <= 0) {
-                continue; // admitted, never enforced, or never admissible (the limiter refuses such costs)
+            if (reply.admitted(i) || p.shadow() || retryMs <= 0 || p.algorithm() == Algorithm.CONCURRENCY) {
+                // admitted, never enforced, never admissible (the limiter refuses such costs), or a slot in flight,
+                // which any request ending frees at any moment
+                continue;
             }
             long retryNanos = retryMs * 1_000_000;
             long expiresAt = sentAt + retryNanos - marginNanos - retryNanos / RATE_MARGIN_DIVISOR;

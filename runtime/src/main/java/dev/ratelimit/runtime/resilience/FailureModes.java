@@ -10,6 +10,7 @@ import org.jboss.logging.Logger;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.policy.FailureMode;
@@ -39,6 +40,14 @@ public final class FailureModes {
 
     /** The failure mode's decision; {@code failure} is null when the breaker refused the call. */
     public RateLimitDecision decide(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
+        return decide(ps, keys, costs, null, failure);
+    }
+
+    /**
+     * The failure mode's decision for a call whose concurrency policies take slots named {@code lease} (null: none);
+     * {@code failure} is null when the breaker refused the call.
+     */
+    public RateLimitDecision decide(Policy[] ps, String[] keys, long[] costs, String lease, Throwable failure) {
         FailureMode mode = strictest(ps);
         if (LOG.isDebugEnabled()) {
             // logged under the limiter's name, where operators have always found it
@@ -54,7 +63,8 @@ public final class FailureModes {
             case FAIL_CLOSED:
                 return synthetic(ps, false, Source.FAILED_CLOSED);
             default:
-                return local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false).decision(ps, Source.LOCAL);
+                return local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease).decision(ps,
+                        Source.LOCAL, lease == null ? null : new Lease(local, ps, keys, costs, lease));
         }
     }
 
