@@ -22,6 +22,27 @@ local function policy_of(a, i, policies)
     tonumber(ARGV[b + 6])
 end
 
+-- One policy of one call, the common case, without the bookkeeping of several: it is charged exactly
+-- when it admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
+-- Writes the call's 1 + 4 integers after res[o]; returns nothing, or an error reply.
+local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as_is, res, o)
+  local algorithm = A[name]
+  if not algorithm then
+    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
+  end
+  local ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
+  local ok_all = ok
+  if shadow == '1' then ok_all = 1 end
+  if ok == 1 and not as_is then
+    avail = avail - cost
+  else
+    reset = reset_now
+  end
+  if retry > 0 then retry = ms(retry) end
+  if reset > 0 then reset = ms(reset) else reset = 0 end
+  res[o + 1], res[o + 2], res[o + 3], res[o + 4], res[o + 5] = ok_all, ok, avail, retry, reset
+end
+
 local function decide(k, n, a, policies, res, o)
   set_clock(ARGV[a + 1])
   local mode = ARGV[a + 2]
@@ -33,25 +54,8 @@ local function decide(k, n, a, policies, res, o)
   local dry = mode ~= '0'
   local as_is = mode == '2'
   if n == 1 then
-    -- One policy, the common case, without the bookkeeping below: it is charged exactly when it
-    -- admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
     local name, limit, window, burst, shadow, cost = policy_of(a, 1, policies)
-    local algorithm = A[name]
-    if not algorithm then
-      return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
-    end
-    local ok, avail, retry, reset, reset_now = algorithm(KEYS[k + 1], limit, window, burst, cost, not dry)
-    local ok_all = ok
-    if shadow == '1' then ok_all = 1 end
-    if ok == 1 and not as_is then
-      avail = avail - cost
-    else
-      reset = reset_now
-    end
-    if retry > 0 then retry = ms(retry) end
-    if reset > 0 then reset = ms(reset) else reset = 0 end
-    res[o + 1], res[o + 2], res[o + 3], res[o + 4], res[o + 5] = ok_all, ok, avail, retry, reset
-    return
+    return decide_one(KEYS[k + 1], name, limit, window, burst, shadow, cost, dry, as_is, res, o)
   end
   local ok_all = 1
   res[o + 1] = 0

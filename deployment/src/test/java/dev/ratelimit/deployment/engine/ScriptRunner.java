@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
@@ -128,7 +129,14 @@ final class ScriptRunner implements AutoCloseable {
         }
     }
 
-    /** Several calls in one batch run, decided one after the other; one reply per call. */
+    /** Batch runs sent in the compact form (see {@link #batch}). */
+    static final AtomicLong COMPACT_RUNS = new AtomicLong();
+
+    /**
+     * Several calls in one batch run, decided one after the other; one reply per call. A run whose calls each have one
+     * policy, one time and a plain charge goes in the compact form the extension sends such runs in (one argument per
+     * call), any other in the full form.
+     */
     List<long[]> batch(List<Call> calls) {
         Map<Limit, Integer> index = new LinkedHashMap<>();
         List<String> keys = new ArrayList<>();
@@ -158,7 +166,15 @@ final class ScriptRunner implements AutoCloseable {
             args.add(Long.toString(l.burst()));
             args.add(l.shadow() ? "1" : "0");
         }
-        args.addAll(perCall);
+        if (compact(calls)) {
+            COMPACT_RUNS.incrementAndGet();
+            args.add("S" + time(calls.get(0)));
+            for (Call c : calls) {
+                args.add(Long.toString(index.get(c.limits()[0]) + index.size() * (c.costs()[0] - 1)));
+            }
+        } else {
+            args.addAll(perCall);
+        }
         List<?> reply = run(args);
         List<long[]> out = new ArrayList<>();
         int o = 0;
@@ -168,6 +184,15 @@ final class ScriptRunner implements AutoCloseable {
             o += width;
         }
         return out;
+    }
+
+    private static boolean compact(List<Call> calls) {
+        for (Call c : calls) {
+            if (c.limits().length != 1 || c.dryRun() || c.lease() != null || c.now() != calls.get(0).now()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String time(Call c) {

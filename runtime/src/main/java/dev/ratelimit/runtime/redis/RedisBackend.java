@@ -195,6 +195,16 @@ public class RedisBackend implements RateLimitBackend {
                     request.arg(a[b + f]);
                 }
             }
+            if (simple(args, index)) {
+                // one argument per call: the policy's index plus the number of policies times (cost - 1)
+                request.arg(SIMPLE);
+                long policies = named.size();
+                for (int i = 0; i < args.length; i++) {
+                    String cost = args[i][2 + FIXED];
+                    request.arg(cost == SMALL[1] ? index[i][0] : index[i][0] + policies * (Long.parseLong(cost) - 1));
+                }
+                return;
+            }
             for (int i = 0; i < args.length; i++) {
                 request.arg(keyCounts[i]);
                 request.arg(args[i][0]); // time
@@ -205,6 +215,19 @@ public class RedisBackend implements RateLimitBackend {
                 }
             }
         }
+    }
+
+    /** Marks a run whose calls are all simple (see {@code batch.lua}). */
+    private static final String SIMPLE = "S";
+
+    /** Whether every call has one policy, Redis's time and a plain charge (no lease): the run's compact form. */
+    private static boolean simple(String[][] args, int[][] index) {
+        for (int i = 0; i < args.length; i++) {
+            if (index[i].length != 1 || !args[i][0].isEmpty() || !CHARGE.equals(args[i][1])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Small costs as strings, so the common cost of 1 formats nothing. */
