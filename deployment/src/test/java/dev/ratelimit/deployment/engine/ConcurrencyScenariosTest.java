@@ -49,10 +49,7 @@ import io.quarkus.test.QuarkusUnitTest;
 class ConcurrencyScenariosTest {
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Engine.class))
-            .overrideConfigKey("quarkus.redis.hosts", RedisFixture.shared().uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis()
             .overrideConfigKey("quarkus.ratelimit.policies.in-flight.algorithm", "concurrency")
             .overrideConfigKey("quarkus.ratelimit.policies.in-flight.limit", "3")
             .overrideConfigKey("quarkus.ratelimit.policies.in-flight.window", "1m");

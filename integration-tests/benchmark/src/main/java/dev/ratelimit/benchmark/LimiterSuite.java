@@ -188,7 +188,7 @@ final class LimiterSuite {
                     add(group, Floors.ONE_GET_SET, () -> floors.oneGetSet(ids));
                     add(group, Floors.BATCH_RETURN_ONE, () -> floors.batchReturnOne(ids));
                     add(group, CEILING, () -> Contenders.ceiling(ceilingExecutor, returnOne, "rl", ids));
-                    for (Algorithm a : Algorithm.values()) {
+                    for (Algorithm a : Contenders.RATE_ALGORITHMS) {
                         add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
                     }
                     add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));

@@ -81,7 +81,7 @@ final class RedisCost {
 
     List<Row> measure() {
         List<Row> rows = new ArrayList<>();
-        for (Algorithm algorithm : Algorithm.values()) {
+        for (Algorithm algorithm : Contenders.RATE_ALGORITHMS) {
             Anchor anchor = Anchor.forAlgorithm(algorithm);
             Policy policy = new Policy("api", algorithm, LIMIT, Duration.ofMillis(WINDOW_MS), LIMIT, "ip", false,
                     FailureMode.LOCAL);
