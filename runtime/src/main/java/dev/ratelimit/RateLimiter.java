@@ -71,6 +71,40 @@ public interface RateLimiter {
     /** Blocking form of {@link #check(List)}. */
     RateLimitDecision checkBlocking(List<RateLimitCheck> checks);
 
+    /**
+     * The state of {@code policy} for {@code key} as it stands, charging nothing: {@code allowed} is whether one unit
+     * would be admitted now, {@code remaining} the units available now (slots free, for a {@code concurrency} policy),
+     * {@code retryAfter} the wait for one unit when none is, {@code reset} the wait for more. The backend is asked
+     * directly: a failure or a timeout fails the {@code Uni} (no failure mode answers for it).
+     */
+    default Uni<PolicyDecision> state(String policy, String key) {
+        return state(policy, null, key);
+    }
+
+    /** {@link #state(String, String)} on {@code plan} (null: the policy's own values). */
+    default Uni<PolicyDecision> state(String policy, String plan, String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not read states");
+    }
+
+    /**
+     * Forgets what {@code policy} holds for {@code key}, on every plan: the key is idle again (its whole capacity;
+     * for a {@code concurrency} policy, no slot held: requests still running release nothing then). Also forgets the
+     * key's recent denials kept in this instance and, under the {@code local} failure mode, the state counted here.
+     */
+    default Uni<Void> reset(String policy, String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset keys");
+    }
+
+    /** Blocking form of {@link #state(String, String)}. */
+    default PolicyDecision stateBlocking(String policy, String key) {
+        return state(policy, key).await().indefinitely();
+    }
+
+    /** Blocking form of {@link #reset(String, String)}. */
+    default void resetBlocking(String policy, String key) {
+        reset(policy, key).await().indefinitely();
+    }
+
     /** Blocking form of {@link #check(List, String)}. */
     default RateLimitDecision checkBlocking(List<RateLimitCheck> checks, String plan) {
         return plan == null ? checkBlocking(checks) : check(checks, plan).await().indefinitely();

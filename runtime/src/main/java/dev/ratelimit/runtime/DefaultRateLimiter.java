@@ -2,7 +2,9 @@ package dev.ratelimit.runtime;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 
+import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
@@ -33,6 +35,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final RateLimitBackend backend;
     private final LocalBackend local;
     private final String keyPrefix;
+    private final Duration timeout;
     private final int failClosedStatus;
     /** Null with the local backend or when disabled. */
     private final CircuitBreaker breaker;
@@ -50,7 +53,7 @@ public class DefaultRateLimiter implements RateLimiter {
         this.backend = backend;
         this.local = local;
         this.keyPrefix = config.keyPrefix();
-        Duration timeout = config.redis().timeout();
+        this.timeout = config.redis().timeout();
         this.failClosedStatus = config.failClosedStatus();
         boolean shared = backend != local;
         if (shared && config.circuitBreaker().enabled()) {
@@ -184,6 +187,31 @@ public class DefaultRateLimiter implements RateLimiter {
                             lease == null ? null : new Lease(local, ps, keys, costs, lease))));
         }
         return remote.decide(ps, keys, costs, lease);
+    }
+
+    @Override
+    public Uni<PolicyDecision> state(String policy, String plan, String key) {
+        Policy p = policies.get(policy, plan);
+        Policy[] ps = { p };
+        Source source = remote == null ? Source.LOCAL : Source.REDIS;
+        return backend.peek(p, RedisKeys.key(keyPrefix, p, key)).ifNoItem().after(timeout)
+                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
+                .map(r -> r.decision(ps, source).binding());
+    }
+
+    @Override
+    public Uni<Void> reset(String policy, String key) {
+        // every plan of a policy shares its name, hence its key
+        String k = RedisKeys.key(keyPrefix, policies.get(policy), key);
+        if (denyCache != null) {
+            denyCache.forget(k);
+        }
+        local.forgetNow(k); // the state the local failure mode counted, or the local backend's own
+        if (remote == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return backend.forget(k).ifNoItem().after(timeout)
+                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout));
     }
 
     @Override

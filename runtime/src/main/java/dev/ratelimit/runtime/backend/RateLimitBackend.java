@@ -41,6 +41,15 @@ public interface RateLimitBackend {
      */
     Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease);
 
+    /**
+     * The state of {@code policy}'s {@code key} as it stands, charging nothing: the reply of a check of one unit,
+     * remaining and reset as they are now.
+     */
+    Uni<BackendReply> peek(Policy policy, String key);
+
+    /** Forgets the state of {@code key}: an idle key again. */
+    Uni<Void> forget(String key);
+
     /** A short name for logs and metrics. */
     String name();
 }

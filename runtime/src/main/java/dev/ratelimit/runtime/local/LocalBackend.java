@@ -100,7 +100,7 @@ public class LocalBackend implements RateLimitBackend {
             locks[s].lock();
         }
         try {
-            return decideLocked(policies, keys, costs, now, dryRun, lease);
+            return decideLocked(policies, keys, costs, now, dryRun, false, lease);
         } finally {
             for (int i = stripes.length - 1; i >= 0; i--) {
                 locks[stripes[i]].unlock();
@@ -134,8 +134,46 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    @Override
+    public Uni<BackendReply> peek(Policy policy, String key) {
+        return Uni.createFrom().item(() -> peekNow(policy, key, BACKEND_CLOCK));
+    }
+
+    /** The state of {@code key} as it stands at {@code nowMicros} (or this backend's clock), charging nothing. */
+    public BackendReply peekNow(Policy policy, String key, long nowMicros) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        ReentrantLock lock = locks[stripe(key)];
+        lock.lock();
+        try {
+            return decideLocked(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, now, true, true, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Uni<Void> forget(String key) {
+        forgetNow(key);
+        return Uni.createFrom().voidItem();
+    }
+
+    /** Forgets the state of {@code key}. */
+    public void forgetNow(String key) {
+        ReentrantLock lock = locks[stripe(key)];
+        lock.lock();
+        try {
+            states.remove(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Decides under the keys' locks; {@code dryRun} charges nothing, and {@code asIs} (with it) reports the state as it
+     * stands rather than what a charge would leave.
+     */
     private BackendReply decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun,
-            String lease) {
+            boolean asIs, String lease) {
         int n = policies.length;
         Outcome[] outcomes = new Outcome[n];
         boolean all = true;
@@ -171,7 +209,7 @@ public class LocalBackend implements RateLimitBackend {
             Outcome o = outcomes[i];
             long remaining;
             long reset;
-            if (all && o.ok) {
+            if (all && o.ok && !asIs) {
                 if (!dryRun) {
                     for (long k = 0; k < o.logAppends; k++) {
                         o.next.log.add(now);

@@ -112,6 +112,17 @@ public class RedisBackend implements RateLimitBackend {
         return executor.execute(release, k, args).replaceWithVoid();
     }
 
+    @Override
+    public Uni<BackendReply> peek(Policy policy, String key) {
+        return call(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, BACKEND_CLOCK, CHECK_AS_IS);
+    }
+
+    @Override
+    public Uni<Void> forget(String key) {
+        return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.DEL)
+                .arg(key)).replaceWithVoid();
+    }
+
     /** Script modes (ARGV[2]): charge; check replying what a charge would leave; check replying the state as is. */
     private static final String CHARGE = "0";
     private static final String DRY_RUN = "1";

@@ -181,6 +181,11 @@ public final class DenyCache {
         return entries.size();
     }
 
+    /** Forgets the denials of one Redis key (under any policy values: every plan of its policy). */
+    public void forget(String redisKey) {
+        entries.keySet().removeIf(k -> k.redisKey().equals(redisKey));
+    }
+
     /** Forgets everything. */
     public void clear() {
         entries.clear();
