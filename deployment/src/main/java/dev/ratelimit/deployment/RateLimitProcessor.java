@@ -37,6 +37,7 @@ import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.runtime.metrics.MetricsFactory;
+import io.quarkus.smallrye.health.deployment.spi.HealthBuildItem;
 
 /**
  * Build steps of the rate-limit extension.
@@ -64,6 +65,16 @@ class RateLimitProcessor {
         if (capabilities.isPresent(Capability.REST)) {
             indexed.produce(new AdditionalIndexedClassesBuildItem(RateLimitFilter.class.getName()));
         }
+    }
+
+    /**
+     * The readiness check, only when the application has SmallRye Health ({@code RateLimitReadinessCheck} is the one
+     * class referencing its API, an optional dependency) and {@code quarkus.ratelimit.health.enabled} is true.
+     */
+    @BuildStep
+    void health(RateLimitBuildTimeConfig config, BuildProducer<HealthBuildItem> checks) {
+        // by name: loading the class would need the health API, which the application may not have
+        checks.produce(new HealthBuildItem("dev.ratelimit.runtime.RateLimitReadinessCheck", config.healthEnabled()));
     }
 
     /**

@@ -19,6 +19,14 @@ public interface RateLimitBuildTimeConfig {
     RedisClient redis();
 
     /**
+     * Whether a readiness check for the rate-limit backend is added when the application has
+     * `quarkus-smallrye-health` (it is then listed under `/q/health/ready`).
+     */
+    @io.smallrye.config.WithName("health.enabled")
+    @io.smallrye.config.WithDefault("true")
+    boolean healthEnabled();
+
+    /**
      * Redis client selection.
      */
     interface RedisClient {

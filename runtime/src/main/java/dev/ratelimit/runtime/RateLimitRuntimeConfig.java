@@ -73,6 +73,25 @@ public interface RateLimitRuntimeConfig {
     DenyCacheConfig denyCache();
 
     /**
+     * The readiness check (with `quarkus-smallrye-health`).
+     */
+    HealthConfig health();
+
+    /**
+     * The readiness check.
+     */
+    interface HealthConfig {
+        /**
+         * Whether Redis being unreachable makes the application not ready (`DOWN`). By default the check stays `UP`
+         * and reports the outage and what decides meanwhile (the failure mode): with `on-failure=local` or `fail-open`
+         * the application still serves, and taking every instance out of rotation at once would turn a Redis outage
+         * into a full one. Set it when limits must never go unenforced by Redis (with `fail-closed`, say).
+         */
+        @WithDefault("false")
+        boolean downOnOutage();
+    }
+
+    /**
      * The in-process limiter (`backend=local`, `on-failure=local`, dev mode without Redis).
      */
     LocalConfig local();

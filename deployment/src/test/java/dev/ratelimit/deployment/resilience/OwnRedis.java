@@ -9,13 +9,13 @@ import dev.ratelimit.test.redis.RespClient;
  * A QuarkusUnitTest class is initialised twice (by JUnit and by the application's class loader): the port is kept in
  * a system property so both see the same server.
  */
-final class OwnRedis {
+public final class OwnRedis {
 
     private OwnRedis() {
     }
 
     /** The server of {@code test}, started on first use. */
-    static RedisServerProcess of(Class<?> test) {
+    public static RedisServerProcess of(Class<?> test) {
         String property = "ratelimit.test.resilience.port." + test.getName();
         String port = System.getProperty(property);
         if (port != null) {

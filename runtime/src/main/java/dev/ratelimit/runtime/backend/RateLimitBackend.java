@@ -50,6 +50,11 @@ public interface RateLimitBackend {
     /** Forgets the state of {@code key}: an idle key again. */
     Uni<Void> forget(String key);
 
+    /** Whether the backend answers (Redis: {@code PING}); the in-process backend always does. */
+    default Uni<Void> ping() {
+        return Uni.createFrom().voidItem();
+    }
+
     /** A short name for logs and metrics. */
     String name();
 }

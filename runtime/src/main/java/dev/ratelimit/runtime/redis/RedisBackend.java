@@ -118,6 +118,12 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<Void> ping() {
+        return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.PING))
+                .replaceWithVoid();
+    }
+
+    @Override
     public Uni<Void> forget(String key) {
         return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.DEL)
                 .arg(key)).replaceWithVoid();
