@@ -125,6 +125,9 @@ class AlgorithmEndpointsTest {
         assertEquals(algorithm, problem.getString("policy"));
         assertEquals(retryAfter, problem.getLong("retryAfter"));
         assertEquals("Too Many Requests", problem.getString("title"));
+        // the problem type of draft-ietf-httpapi-ratelimit-headers, naming the policy over its quota
+        assertEquals("https://iana.org/assignments/http-problem-types#quota-exceeded", problem.getString("type"));
+        assertEquals(List.of(algorithm), problem.getList("violated-policies"));
         return retryAfter;
     }
 }

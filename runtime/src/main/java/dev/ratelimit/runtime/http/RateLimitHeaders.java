@@ -140,12 +140,25 @@ public final class RateLimitHeaders {
 
     /** The small JSON problem-detail body of a denial (429, or 503 for a fail-closed outage). */
     public static String problemBody(RateLimitDecision d, int status) {
-        boolean unavailable = status == 503;
-        return "{\"type\":\"about:blank\",\"title\":\"" + (unavailable ? "Service Unavailable" : "Too Many Requests")
-                + "\",\"status\":" + status + ",\"detail\":\""
-                + (unavailable ? "Rate limiting is unavailable" : "Rate limit exceeded") + "\","
-                + "\"policy\":" + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
+        if (d.source() == RateLimitDecision.Source.FAILED_CLOSED) {
+            // nothing is known of any quota: the limiter itself is unavailable
+            return "{\"type\":\"about:blank\",\"title\":\"" + (status == 503 ? "Service Unavailable" : "Too Many Requests")
+                    + "\",\"status\":" + status + ",\"detail\":\"Rate limiting is unavailable\",\"policy\":"
+                    + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
+        }
+        StringBuilder violated = new StringBuilder();
+        for (PolicyDecision p : d.policies()) {
+            if (!p.allowed() && !p.shadow()) {
+                violated.append(violated.length() == 0 ? "" : ",").append(json(p.policy()));
+            }
+        }
+        return "{\"type\":\"" + QUOTA_EXCEEDED + "\",\"title\":\"Too Many Requests\",\"status\":" + status
+                + ",\"detail\":\"Rate limit exceeded\",\"violated-policies\":[" + violated + "],\"policy\":"
+                + json(d.policy()) + ",\"retryAfter\":" + d.retryAfterSeconds() + "}";
     }
+
+    /** The problem type draft-ietf-httpapi-ratelimit-headers defines for a request over one or more quotas. */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
 
     private static String json(String s) {
         StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
