@@ -21,13 +21,18 @@ import dev.ratelimit.runtime.local.LocalBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.KeySource;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
+import dev.ratelimit.runtime.redis.ClientOptions;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.runtime.redis.RedisBackend;
 import io.quarkus.redis.client.RedisClientName;
+import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.LaunchMode;
+import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
 
 /**
  * Builds the limiter from the configuration at start-up, so a bad policy fails the start, not the
@@ -37,6 +42,9 @@ import io.vertx.mutiny.redis.client.Redis;
 public class RateLimitProducer {
 
     private static final Logger LOG = Logger.getLogger(RateLimitProducer.class);
+
+    /** The Redis backend's executor, once the limiter is built with one. */
+    private volatile LuaScriptExecutor executor;
 
     /**
      * The limiter. The default client has an injection point of its own, {@code defaultClient}: that is what makes
@@ -49,7 +57,8 @@ public class RateLimitProducer {
     @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
             Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics,
-            @Any Instance<KeyResolver> resolvers, @Any Instance<PlanResolver> planResolvers) {
+            @Any Instance<KeyResolver> resolvers, @Any Instance<PlanResolver> planResolvers, ClientOptions clientOptions,
+            Vertx vertx) {
         PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null,
                 planResolvers.isAmbiguous() ? planResolvers.handlesStream()
                         .map(h -> h.getBean().getBeanClass().getName()).sorted().toList() : List.of());
@@ -66,8 +75,21 @@ public class RateLimitProducer {
                     ? namedClients.select(RedisClientName.Literal.of(clientName.get())).get()
                     : defaultClient.get();
             boolean cluster = isCluster(clientName);
-            LuaScriptExecutor executor = new LuaScriptExecutor(redis, cluster ? 1 : config.redis().maxBatch(),
-                    config.redis().connections());
+            int maxBatch = cluster ? 1 : config.redis().maxBatch();
+            int connections = config.redis().connections().orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP);
+            RedisOptions options = clientOptions.of(clientName.orElse(RedisConfig.DEFAULT_CLIENT_NAME));
+            LuaScriptExecutor executor;
+            if (options != null) {
+                executor = new LuaScriptExecutor(redis, maxBatch, connections, vertx, options);
+            } else {
+                // not built by quarkus-redis-client's factory (no options seen): the client's own pool, whose
+                // connections all live on the one event loop the client was created on
+                LOG.debugf("No options seen for the Redis client %s: rate-limit connections come from its pool",
+                        clientName.orElse("(default)"));
+                executor = new LuaScriptExecutor(redis, maxBatch,
+                        Math.min(connections, LuaScriptExecutor.DEFAULT_CONNECTIONS));
+            }
+            this.executor = executor;
             backend = new RedisBackend(executor, scripts, cluster);
             if (config.redis().preloadScripts()) {
                 executor.preload(scripts.all()).subscribe().with(
@@ -87,10 +109,31 @@ public class RateLimitProducer {
         return limiter;
     }
 
+    /**
+     * Sees the options of every Redis client as quarkus-redis-client builds it, for the limiter's connections of
+     * its own (one client per event loop, built with the same options). Its type makes it found as a customizer.
+     */
+    @Produces
+    @Singleton
+    ClientOptions clientOptions() {
+        return new ClientOptions();
+    }
+
     /** Creates the limiter eagerly: an invalid configuration must fail the start (see {@link StartupChecks}). */
     void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter) {
         LOG.debugf("Rate limiting ready: %d policies on the %s backend", limiter.policies().all().size(),
                 limiter.backend().name());
+    }
+
+    /**
+     * Closes the executor's connections and the clients it built for them: Vert.x outlives the application in dev
+     * mode, and would keep them open across reloads.
+     */
+    void onStop(@Observes ShutdownEvent event) {
+        LuaScriptExecutor e = executor;
+        if (e != null) {
+            e.close();
+        }
     }
 
     private static String hostsProperty(Optional<String> clientName) {

@@ -133,12 +133,16 @@ public interface RateLimitRuntimeConfig {
         int maxBatch();
 
         /**
-         * Connections the limiter takes from the Redis client's pool and pipelines its decisions
-         * on (any number of decisions in flight on each). They count against the client's
-         * `max-pool-size` (default 6). One per event loop at most is useful.
+         * Most connections the limiter opens to Redis and pipelines its decisions on (any number
+         * of decisions in flight on each). Unset: one per event loop, opened on that event loop,
+         * so that a decision made there is sent and its reply read on the same thread. With fewer
+         * connections than event loops, the loops beyond share the connections of others, and
+         * their decisions go to the thread of that loop and back. The connections are opened with
+         * the Redis client's options (hosts, password, TLS, standalone, sentinel or cluster; on a
+         * cluster each one is a connection per master) but are not taken from its pool: they do
+         * not count against its `max-pool-size`.
          */
-        @WithDefault("2")
-        int connections();
+        OptionalInt connections();
     }
 
     /**

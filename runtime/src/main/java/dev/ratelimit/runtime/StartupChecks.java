@@ -61,7 +61,10 @@ final class StartupChecks {
         if (config.backend() == Backend.REDIS) {
             atLeastOne(errors, "quarkus.ratelimit.redis.max-batch", config.redis().maxBatch(),
                     "set it to 1 or more (1 sends every decision alone)");
-            atLeastOne(errors, "quarkus.ratelimit.redis.connections", config.redis().connections(), "set it to 1 or more");
+            if (config.redis().connections().isPresent()) {
+                atLeastOne(errors, "quarkus.ratelimit.redis.connections", config.redis().connections().getAsInt(),
+                        "set it to 1 or more, or leave it unset for one per event loop");
+            }
             if (config.circuitBreaker().enabled()) {
                 atLeastOne(errors, "quarkus.ratelimit.circuit-breaker.failure-threshold",
                         config.circuitBreaker().failureThreshold(), "it must be positive");

@@ -25,8 +25,8 @@ import io.quarkus.test.QuarkusUnitTest;
 import io.restassured.RestAssured;
 
 /**
- * With Micrometer, an application starts without a single WARN, and the Redis client's pool meters are those of the
- * one pool the limiter takes its connections from.
+ * With Micrometer, an application starts without a single WARN, the Redis client's pool meters are those of its one
+ * pool, and the limiter's connections, opened by clients of its own (one per event loop), have meters of their own.
  * <p>
  * The extension used to request its client with a {@code RequestedRedisClientBuildItem}, which made
  * quarkus-redis-client create the client twice: Micrometer refused the second pool's gauges with "This Gauge has been
@@ -67,16 +67,19 @@ class MicrometerCleanStartTest {
     }
 
     @Test
-    void poolMetersAreThoseOfThePoolInUse() {
+    void poolMetersAreThoseOfThePoolsInUse() {
         assertEquals(Source.REDIS, limiter.checkBlocking("api", "a").source());
 
         String metrics = RestAssured.get("/q/metrics").then().statusCode(200).extract().asString();
         String pool = "pool_name=\"<default>\"";
         assertEquals(0, value(metrics, "redis_pool_queue_size", pool), metrics);
-        // the limiter keeps the connection it took: a pool nobody uses would show none in use
-        double active = value(metrics, "redis_pool_active", pool);
-        assertTrue(active >= 1, metrics);
-        assertEquals(4, active + value(metrics, "redis_pool_idle", pool), "idle is max-pool-size minus active");
+        // the client's pool only lent a connection to load the scripts: the decisions take none from it
+        assertEquals(0, value(metrics, "redis_pool_active", pool), metrics);
+        assertEquals(4, value(metrics, "redis_pool_idle", pool), "idle is max-pool-size minus active");
+        // the decision went on the limiter's first connection, which it keeps: its own pool shows it in use
+        String own = "pool_name=\"<default>-ratelimit-0\"";
+        assertEquals(1, value(metrics, "redis_pool_active", own), metrics);
+        assertEquals(4, 1 + value(metrics, "redis_pool_idle", own), "the client's max-pool-size, copied");
     }
 
     private static boolean refusedMeter(LogRecord r) {

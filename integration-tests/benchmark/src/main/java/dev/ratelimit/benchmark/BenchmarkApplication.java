@@ -11,9 +11,11 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.redis.ClientOptions;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.test.redis.RespClient;
+import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.QuarkusApplication;
 import io.vertx.mutiny.redis.client.Redis;
 
@@ -39,6 +41,9 @@ public class BenchmarkApplication implements QuarkusApplication {
     @Inject
     DecisionTally tally;
 
+    @Inject
+    ClientOptions clientOptions;
+
     @Override
     public int run(String... args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
@@ -59,10 +64,13 @@ public class BenchmarkApplication implements QuarkusApplication {
             }
             List<LimiterSuite.Row> cells = List.of();
             if (settings.runs("limiter")) {
-                // the floors on an executor of the limiter's shape, on the same client
+                // the floors on an executor of the limiter's shape (its connections one per event loop unless
+                // bounded), on the same client's options
                 LuaScriptExecutor floors = new LuaScriptExecutor(redis,
                         ConfigProvider.getConfig().getValue("quarkus.ratelimit.redis.max-batch", Integer.class),
-                        ConfigProvider.getConfig().getValue("quarkus.ratelimit.redis.connections", Integer.class));
+                        ConfigProvider.getConfig().getOptionalValue("quarkus.ratelimit.redis.connections", Integer.class)
+                                .orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP),
+                        vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME));
                 cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(redis), floors, redisUri, vertx, scripts,
                         admin).measure();
                 admin.call("FLUSHALL");

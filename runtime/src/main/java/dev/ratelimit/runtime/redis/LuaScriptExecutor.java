@@ -1,16 +1,26 @@
 package dev.ratelimit.runtime.redis;
 
-import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.resilience.BackendErrors;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.impl.ContextInternal;
+import io.vertx.core.impl.VertxInternal;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
@@ -20,26 +30,26 @@ import io.vertx.redis.client.Response;
  * <p>
  * Calls are pipelined on a few connections it keeps ({@link ScriptChannel}), not borrowed from the client's pool
  * per command: a pool caps the calls in flight and refuses the rest, and Redis would pay two system calls per
- * command. A caller on an event loop keeps the channel it was given first, and its reply completes on its own
- * thread; but the client's pool opens every connection on the one event loop it was created on, so a caller on
- * another loop hands each send to that loop and each reply comes back to it as a task (two thread hand-offs per
- * run, measured on the HTTP path in the performance page). Calls made on one event loop in one turn while others
- * wait for Redis go as one run of the batch script
- * ({@link BatchRun}): Redis, single-threaded and the bound under load, then parses one command and writes one reply
- * for many decisions. A connection that closes, fails or stalls is replaced on the next call. The architecture page
- * tells the whole path.
+ * command. Each event loop has a connection of its own, opened on that loop (a client of its own, built with the
+ * configured client's options, since a client opens every connection on the one event loop it was created on):
+ * a caller on an event loop sends, and reads its reply, on its own thread, with no hand-off to another loop.
+ * Worker threads use the connection of the event loop of their context. Calls made on one event loop in one turn
+ * while others wait for Redis go as one run of the batch script ({@link BatchRun}): Redis, single-threaded and
+ * the bound under load, then parses one command and writes one reply for many decisions. A connection that
+ * closes, fails or stalls is replaced on the next call. The architecture page tells the whole path.
  */
 public class LuaScriptExecutor {
 
     static final Logger LOG = Logger.getLogger(LuaScriptExecutor.class);
 
     /**
-     * Connections an executor holds unless told otherwise. A pipelined connection carries far more
-     * than one Redis core can answer; more of them only save thread hand-offs (one per event loop),
-     * and each is taken from the client's pool ({@code quarkus.redis.max-pool-size}, default 6,
-     * leaving 4 to the application).
+     * Connections an executor on the client's pool holds unless told otherwise: the pool opens them all on one
+     * event loop, so more only help while callers on other loops are handed to it.
      */
     public static final int DEFAULT_CONNECTIONS = 2;
+
+    /** As many connections as there are event loops calling: one each. */
+    public static final int ONE_PER_EVENT_LOOP = Integer.MAX_VALUE;
 
     /** A connection with calls waiting and no reply for this long is considered dead. */
     static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(2);
@@ -50,29 +60,52 @@ public class LuaScriptExecutor {
     final Redis client;
     /** Most calls in one run of a batch script; 1 turns batching off. */
     final int maxBatch;
-    private final ScriptChannel[] channels;
-    private int created;
+    private final int maxConnections;
+    /** With {@link #options}, builds a client per event loop; both null: connections come from {@link #client}'s pool. */
+    private final VertxInternal vertx;
+    private final RedisOptions options;
+    /** Every channel made, in order; guarded by itself. */
+    private final List<ScriptChannel> channels = new ArrayList<>();
+    /** The channel of each event loop (shared by several when there are more loops than connections). */
+    private final Map<EventLoop, ScriptChannel> byLoop = new ConcurrentHashMap<>();
     /** Event-loop threads keep the channel they were given. */
     private final ThreadLocal<ScriptChannel> affinity = new ThreadLocal<>();
 
-    /** An executor that sends every call alone. */
+    /** An executor that sends every call alone, on connections from the client's pool. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
         this(redis, 1, DEFAULT_CONNECTIONS);
     }
 
     /**
      * An executor that gathers calls made with a batch script into runs of at most {@code maxBatch}
-     * calls (1: never), over at most {@code connections} connections.
+     * calls (1: never), over at most {@code connections} connections from the client's pool. The pool opens them
+     * on the event loop the client was created on: callers on other loops hand their calls to it.
      */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis, int maxBatch, int connections) {
+        this(redis, maxBatch, connections, null, null);
+    }
+
+    /**
+     * An executor whose connections are its own, one per event loop and opened on it (at most {@code connections}:
+     * {@link #ONE_PER_EVENT_LOOP} for no other bound; the loops beyond share those of others), each from a client
+     * built with {@code options}, those {@code redis} was built with (see {@link ClientOptions}). {@code redis}
+     * still loads the scripts.
+     */
+    public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis, int maxBatch, int connections, Vertx vertx,
+            RedisOptions options) {
         if (maxBatch < 1 || connections < 1) {
             throw new IllegalArgumentException("maxBatch and connections must be at least 1, got " + maxBatch + " and "
                     + connections);
         }
+        if ((vertx == null) != (options == null)) {
+            throw new IllegalArgumentException("a client per event loop needs both Vert.x and the client's options");
+        }
         this.redis = redis;
         this.client = redis.getDelegate();
         this.maxBatch = maxBatch;
-        this.channels = new ScriptChannel[connections];
+        this.maxConnections = connections;
+        this.vertx = (VertxInternal) vertx;
+        this.options = options;
     }
 
     /** Runs {@code script} with these keys and arguments. */
@@ -181,19 +214,108 @@ public class LuaScriptExecutor {
             return ch;
         }
         boolean eventLoop = Context.isOnEventLoopThread();
-        synchronized (channels) {
-            if (created < channels.length && (eventLoop || created == 0)) {
-                ch = new ScriptChannel(this, created);
-                channels[created++] = ch;
-            } else {
-                // past the limit, or a worker thread: share, spread by thread
-                ch = channels[(int) (Thread.currentThread().getId() % created)];
-            }
-        }
+        ch = options == null ? pooledChannel(eventLoop) : loopChannel(eventLoop);
         if (eventLoop) {
             affinity.set(ch);
         }
         return ch;
     }
 
+    /** A channel on the client's pool: one per event loop up to the limit; worker threads share them. */
+    private ScriptChannel pooledChannel(boolean eventLoop) {
+        synchronized (channels) {
+            int made = channels.size();
+            if (made < maxConnections && (eventLoop || made == 0)) {
+                ScriptChannel ch = new ScriptChannel(this, made, client, false);
+                channels.add(ch);
+                return ch;
+            }
+            // past the limit, or a worker thread: share, spread by thread
+            return channels.get((int) (Thread.currentThread().getId() % made));
+        }
+    }
+
+    /**
+     * The channel of the calling thread's event loop: its own loop on an event-loop thread; else the loop of its
+     * context (a worker running a request has the request's), where the reply is read and its caller woken.
+     */
+    private ScriptChannel loopChannel(boolean eventLoop) {
+        EventLoop loop = eventLoop ? currentEventLoop() : null;
+        if (loop == null) {
+            loop = vertx.getOrCreateContext().nettyEventLoop();
+        }
+        ScriptChannel ch = byLoop.get(loop);
+        if (ch != null) {
+            return ch;
+        }
+        synchronized (channels) {
+            ch = byLoop.get(loop);
+            if (ch == null) {
+                int made = channels.size();
+                if (made < maxConnections) {
+                    ch = new ScriptChannel(this, made, clientOn(loop, made), true);
+                    channels.add(ch);
+                } else {
+                    // the limit: this loop shares another's connection, its calls handed to that loop
+                    ch = channels.get(byLoop.size() % made);
+                }
+                byLoop.put(loop, ch);
+            }
+            return ch;
+        }
+    }
+
+    private EventLoop currentEventLoop() {
+        ContextInternal context = ContextInternal.current();
+        if (context != null && context.nettyEventLoop().inEventLoop()) {
+            return context.nettyEventLoop();
+        }
+        for (EventExecutor e : vertx.nettyEventLoopGroup()) {
+            if (e.inEventLoop()) {
+                return (EventLoop) e;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A client whose connections live on {@code loop}: the client opens them on the context that is current when it
+     * is built, so it is built with a context of that loop current (one of its own, not the caller's, which may be a
+     * request's, or a deployment's that ends before the application does). Its pool and connections are named
+     * {@code <pool>-ratelimit-<index>} in metrics: under the configured client's name, Micrometer would refuse the
+     * gauges of every client after the first.
+     */
+    private Redis clientOn(EventLoop loop, int index) {
+        String name = (options.getPoolName() == null ? "redis" : options.getPoolName()) + "-ratelimit-" + index;
+        String metrics = options.getNetClientOptions().getMetricsName();
+        // quarkus-micrometer reads "<prefix>|<client name>" (the configured client's is "redis|<name>")
+        String prefix = metrics != null && metrics.contains("|") ? metrics.substring(0, metrics.indexOf('|')) : "redis";
+        RedisOptions own = new RedisOptions(options).setPoolName(name)
+                .setNetClientOptions(new NetClientOptions(options.getNetClientOptions()).setMetricsName(prefix + "|" + name));
+        ContextInternal home = vertx.createEventLoopContext(loop, null, Thread.currentThread().getContextClassLoader());
+        Redis[] built = new Redis[1];
+        RuntimeException[] failed = new RuntimeException[1];
+        home.dispatch(v -> {
+            try {
+                built[0] = Redis.createClient(vertx, own);
+            } catch (RuntimeException e) {
+                failed[0] = e;
+            }
+        });
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        return built[0];
+    }
+
+    /** Closes the connections, and the clients the executor built for them. */
+    public void close() {
+        List<ScriptChannel> all;
+        synchronized (channels) {
+            all = new ArrayList<>(channels);
+        }
+        for (ScriptChannel ch : all) {
+            ch.close();
+        }
+    }
 }

@@ -26,6 +26,9 @@ import io.vertx.redis.client.impl.PooledRedisConnection;
 final class ScriptChannel {
     final LuaScriptExecutor owner;
     final int index;
+    /** Opens the connection: a client of this channel's own (its event loop's), or the shared pool. */
+    final Redis client;
+    final boolean ownsClient;
     volatile RedisConnection connection;
     /** Guarded by {@code this}. */
     Future<RedisConnection> connecting;
@@ -51,9 +54,11 @@ final class ScriptChannel {
      */
     boolean answering;
 
-    ScriptChannel(LuaScriptExecutor owner, int index) {
+    ScriptChannel(LuaScriptExecutor owner, int index, Redis client, boolean ownsClient) {
         this.owner = owner;
         this.index = index;
+        this.client = client;
+        this.ownsClient = ownsClient;
     }
 
     void send(Request request, Handler<AsyncResult<Response>> handler) {
@@ -208,7 +213,7 @@ final class ScriptChannel {
         // assigned before its handler is attached: a connection the pool hands out at once completes the
         // future here, on this thread, and the handler must find it to clear it (cleared before it was
         // assigned, a completed attempt stayed for good and every reconnection got the dead connection)
-        Future<RedisConnection> attempt = owner.client.connect();
+        Future<RedisConnection> attempt = client.connect();
         connecting = attempt;
         attempt.onComplete(ar -> {
             synchronized (this) {
@@ -244,6 +249,17 @@ final class ScriptChannel {
             ((PooledRedisConnection) c).actual().forceClose();
         } else {
             c.close(); // back to the pool, which evicts it if broken
+        }
+    }
+
+    /** Drops the connection, and closes the client if it is this channel's own. */
+    void close() {
+        RedisConnection c = connection;
+        if (c != null) {
+            retire(c, "executor closed", false);
+        }
+        if (ownsClient) {
+            client.close();
         }
     }
 }
