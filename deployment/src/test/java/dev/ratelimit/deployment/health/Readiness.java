@@ -6,12 +6,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.deployment.resilience.OwnRedis;
+import dev.ratelimit.test.redis.RedisServerProcess;
+import io.quarkus.test.QuarkusUnitTest;
 import io.restassured.path.json.JsonPath;
 
 /** Reading the rate limiter's entry of {@code /q/health/ready}. */
 final class Readiness {
 
     private Readiness() {
+    }
+
+    /** An application deciding on {@code redis}, with a short Redis timeout, SmallRye Health and one policy. */
+    static QuarkusUnitTest on(RedisServerProcess redis) {
+        return new QuarkusUnitTest()
+                .withApplicationRoot(jar -> jar.addClasses(OwnRedis.class, Readiness.class))
+                .overrideConfigKey("quarkus.redis.hosts", redis.uri())
+                .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+                .overrideConfigKey("quarkus.http.test-port", "0")
+                .overrideConfigKey("quarkus.ratelimit.redis.timeout", "300ms")
+                .overrideConfigKey("quarkus.ratelimit.policies.api.limit", "10")
+                .overrideConfigKey("quarkus.ratelimit.policies.api.window", "1m");
     }
 
     /** The HTTP status of the readiness endpoint and the rate limiter's check in it. */

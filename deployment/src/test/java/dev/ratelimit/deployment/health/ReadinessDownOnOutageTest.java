@@ -19,16 +19,9 @@ class ReadinessDownOnOutageTest {
     static final RedisServerProcess REDIS = OwnRedis.of(ReadinessDownOnOutageTest.class);
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(OwnRedis.class, Readiness.class))
-            .overrideConfigKey("quarkus.redis.hosts", REDIS.uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
-            .overrideConfigKey("quarkus.http.test-port", "0")
-            .overrideConfigKey("quarkus.ratelimit.redis.timeout", "300ms")
+    static final QuarkusUnitTest TEST = Readiness.on(REDIS)
             .overrideConfigKey("quarkus.ratelimit.on-failure", "fail-closed")
-            .overrideConfigKey("quarkus.ratelimit.health.down-on-outage", "true")
-            .overrideConfigKey("quarkus.ratelimit.policies.api.limit", "10")
-            .overrideConfigKey("quarkus.ratelimit.policies.api.window", "1m");
+            .overrideConfigKey("quarkus.ratelimit.health.down-on-outage", "true");
 
     @AfterAll
     static void stop() {

@@ -23,15 +23,8 @@ class ReadinessReportsAnOutageTest {
     static final RedisServerProcess REDIS = OwnRedis.of(ReadinessReportsAnOutageTest.class);
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(OwnRedis.class, Readiness.class))
-            .overrideConfigKey("quarkus.redis.hosts", REDIS.uri())
-            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
-            .overrideConfigKey("quarkus.redis.health.enabled", "false")
-            .overrideConfigKey("quarkus.http.test-port", "0")
-            .overrideConfigKey("quarkus.ratelimit.redis.timeout", "300ms")
-            .overrideConfigKey("quarkus.ratelimit.policies.api.limit", "10")
-            .overrideConfigKey("quarkus.ratelimit.policies.api.window", "1m");
+    static final QuarkusUnitTest TEST = Readiness.on(REDIS)
+            .overrideConfigKey("quarkus.redis.health.enabled", "false");
 
     @AfterAll
     static void stop() {
