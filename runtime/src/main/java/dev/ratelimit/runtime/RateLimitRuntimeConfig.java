@@ -241,6 +241,15 @@ public interface RateLimitRuntimeConfig {
          */
         @WithDefault("64")
         int ipv6PrefixLength();
+
+        /**
+         * Adds the `pk` parameter of draft-ietf-httpapi-ratelimit-headers to each `RateLimit` member: a partition key
+         * naming the quota the request was counted against without showing it (the first 9 bytes of the SHA-256 of
+         * the identity, as a byte sequence, e.g. `pk=:QXBwLTk5OQ==:`), so that a client can tell the quotas it shares
+         * from its own. Off by default.
+         */
+        @WithDefault("false")
+        boolean partitionKey();
     }
 
     /**

@@ -34,6 +34,9 @@ public class HttpLimits {
     /** Routing-context key of the resource method the filter already decided. */
     public static final String DECIDED_METHOD = "dev.ratelimit.decided";
 
+    /** Request attribute: the identities of the filter's checks, in order, when partition keys are on. */
+    public static final String IDENTITIES = "dev.ratelimit.identities";
+
     private final DefaultRateLimiter limiter;
     private final KeyResolution keys;
     private final RateLimitHeaders headers;
@@ -56,7 +59,8 @@ public class HttpLimits {
         this.keys = keys;
         this.planResolver = planResolvers.isResolvable() ? planResolvers.get() : null;
         List<HeaderFamily> families = config.http().headers();
-        this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY));
+        this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY),
+                config.http().partitionKey());
         for (Policy p : limiter.policies().all()) {
             if (!p.paths().isEmpty()) {
                 pathPolicies.add(p);

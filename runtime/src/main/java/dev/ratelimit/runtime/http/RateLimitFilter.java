@@ -14,6 +14,7 @@ import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
@@ -68,6 +69,9 @@ public class RateLimitFilter {
         }
         // the interceptor must not decide this invocation again
         rc.put(HttpLimits.DECIDED_METHOD, target.methodKey());
+        if (http.headers().partitionKeys()) {
+            rc.put(HttpLimits.IDENTITIES, checks.checks().stream().map(RateLimitCheck::key).toArray(String[]::new));
+        }
         context.suspend();
         AbstractUni.subscribe(http.decide(checks), new Resume(context, rc));
     }
@@ -137,7 +141,7 @@ public class RateLimitFilter {
         // built (a Response, a RestResponse); asking for the headers of any other would build one on every request
         LazyResponse response = ((ResteasyReactiveRequestContext) request.getServerRequestContext()).getResponse();
         MultivaluedMap<String, Object> own = response != null && response.isCreated() ? response.get().getHeaders() : null;
-        http.headers().write(d, (name, value) -> {
+        http.headers().write(d, rc.get(HttpLimits.IDENTITIES), (name, value) -> {
             if (own != null && !own.isEmpty()) {
                 own.remove(name.text()); // the limiter's value replaces one the resource set
             }

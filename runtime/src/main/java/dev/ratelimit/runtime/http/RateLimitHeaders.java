@@ -1,5 +1,10 @@
 package dev.ratelimit.runtime.http;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,10 +24,30 @@ public final class RateLimitHeaders {
 
     private final boolean ietf;
     private final boolean legacy;
+    private final boolean partitionKey;
 
-    RateLimitHeaders(boolean ietf, boolean legacy) {
+    RateLimitHeaders(boolean ietf, boolean legacy, boolean partitionKey) {
         this.ietf = ietf;
         this.legacy = legacy;
+        this.partitionKey = partitionKey;
+    }
+
+    /** Whether the {@code RateLimit} members carry {@code pk} ({@code quarkus.ratelimit.http.partition-key}). */
+    public boolean partitionKeys() {
+        return partitionKey;
+    }
+
+    /**
+     * The {@code pk} parameter for an identity: the first 9 bytes of its SHA-256 as a structured-field byte sequence
+     * (base64 between colons; 9 bytes: 12 characters, no padding).
+     */
+    static String partitionKey(String identity) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
+            return ":" + Base64.getEncoder().encodeToString(Arrays.copyOf(d, 9)) + ":";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
     }
 
     /** A response header's name, as a string and in the pre-hashed form Vert.x adds without hashing it again. */
@@ -43,9 +68,31 @@ public final class RateLimitHeaders {
      * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
      */
     public void write(RateLimitDecision d, BiConsumer<HeaderName, String> out) {
+        write(d, null, out);
+    }
+
+    /**
+     * {@link #write(RateLimitDecision, BiConsumer)}, each {@code RateLimit} member with the {@code pk} of
+     * {@code identities[i]}, the identity policy {@code i} counted the request under (null: no {@code pk}).
+     */
+    public void write(RateLimitDecision d, String[] identities, BiConsumer<HeaderName, String> out) {
         List<PolicyDecision> policies = d.policies();
         if (ietf) {
-            if (policies.size() == 1) {
+            if (identities != null) {
+                StringBuilder policy = new StringBuilder();
+                StringBuilder state = new StringBuilder();
+                for (int i = 0; i < policies.size(); i++) {
+                    PolicyDecision p = policies.get(i);
+                    Rendered r = rendered(p);
+                    policy.append(i == 0 ? "" : ", ").append(r.policyField);
+                    state(state.append(i == 0 ? "" : ", "), r, p);
+                    if (i < identities.length && identities[i] != null) {
+                        state.append(";pk=").append(partitionKey(identities[i]));
+                    }
+                }
+                out.accept(RATELIMIT_POLICY, policy.toString());
+                out.accept(RATELIMIT, state.toString());
+            } else if (policies.size() == 1) {
                 // the common case: the policy's field as rendered before, one builder for its state
                 PolicyDecision p = policies.get(0);
                 Rendered r = rendered(p);
