@@ -30,8 +30,8 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * Limits calls to {@code @RateLimit} methods of any CDI bean. Honours the return type: a
  * {@code Uni} or {@code CompletionStage} is decided without blocking and fails with
- * {@link RateLimitExceededException}; a plain method is decided blocking (never on an event-loop
- * thread) and throws it. A JAX-RS resource method already decided by the filter in this request
+ * {@link RateLimitExceededException}; a {@code Multi} is decided at each subscription, without blocking, and fails
+ * the same way; a plain method is decided blocking (never on an event-loop thread) and throws it. A JAX-RS resource method already decided by the filter in this request
  * proceeds without a second decision.
  */
 @RateLimit("")
@@ -85,6 +85,18 @@ public class RateLimitInterceptor {
                 return d.holdsSlots() ? stage.whenComplete((r, e) -> d.release()) : stage;
             });
         }
+        if (Multi.class.isAssignableFrom(type)) {
+            // decided at each subscription, without blocking; slots of concurrency policies are held until the
+            // stream terminates (completion, failure or cancellation)
+            return Multi.createFrom().deferred(() -> onCallerContext(decide(checks, specs, rc)).onItem()
+                    .transformToMulti(d -> {
+                        if (!d.allowed()) {
+                            return Multi.createFrom().failure(new RateLimitExceededException(d));
+                        }
+                        Multi<Object> stream = proceedMulti(ctx);
+                        return d.holdsSlots() ? stream.onTermination().invoke(d::release) : stream;
+                    }));
+        }
         if (Context.isOnEventLoopThread()) {
             throw new IllegalStateException("@RateLimit on " + method.getDeclaringClass().getName() + "#" + method.getName()
                     + " cannot decide on an event-loop thread without blocking it: return Uni or CompletionStage, "
@@ -97,16 +109,13 @@ public class RateLimitInterceptor {
         if (!d.holdsSlots()) {
             return ctx.proceed();
         }
-        // slots of concurrency policies are held until the method returns, or until a Multi it returns terminates
+        // slots of concurrency policies are held until the method returns or throws
         Object result;
         try {
             result = ctx.proceed();
         } catch (Exception | Error e) {
             d.release();
             throw e;
-        }
-        if (result instanceof Multi<?> multi) {
-            return multi.onTermination().invoke(d::release);
         }
         d.release();
         return result;
@@ -170,6 +179,15 @@ public class RateLimitInterceptor {
     @SuppressWarnings("unchecked")
     private static CompletionStage<Object> castStage(Object stage) {
         return (CompletionStage<Object>) stage;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Multi<Object> proceedMulti(InvocationContext ctx) {
+        try {
+            return (Multi<Object>) ctx.proceed();
+        } catch (Exception e) {
+            return Multi.createFrom().failure(e);
+        }
     }
 
     @SuppressWarnings("unchecked")
