@@ -245,7 +245,7 @@ public interface RateLimitRuntimeConfig {
         /**
          * Adds the `pk` parameter of draft-ietf-httpapi-ratelimit-headers to each `RateLimit` member: a partition key
          * naming the quota the request was counted against without showing it (the first 9 bytes of the SHA-256 of
-         * the identity, as a byte sequence, e.g. `pk=:QXBwLTk5OQ==:`), so that a client can tell the quotas it shares
+         * the identity, as a byte sequence, e.g. `pk=:3q2+7wAbCdEf:`), so that a client can tell the quotas it shares
          * from its own. Off by default.
          */
         @WithDefault("false")
