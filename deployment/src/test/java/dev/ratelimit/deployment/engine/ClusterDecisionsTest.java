@@ -88,6 +88,39 @@ class ClusterDecisionsTest {
         return backend().decide(ps, keys, costs, now, false).await().atMost(Duration.ofSeconds(10)).toScriptOrder();
     }
 
+    /**
+     * Concurrency slots of two identities (two slots, two nodes): charged through the check-then-charge path, each on
+     * its slot's owner, and released there (one release call per slot).
+     */
+    @Test
+    void concurrencySlotsAcrossSlotsAreTakenAndReleasedOnEachOwner() {
+        Policy perUserInFlight = Engine.policy("per-user-in-flight", Algorithm.CONCURRENCY, 1, Duration.ofHours(1), 1);
+        Policy siteInFlight = Engine.policy("site-in-flight", Algorithm.CONCURRENCY, 2, Duration.ofHours(1), 2);
+        Policy[] ps = { perUserInFlight, siteInFlight };
+        String[] keys = { RedisKeys.key(Engine.prefix(), perUserInFlight, "user-" + Engine.newIdentity()),
+                RedisKeys.key(Engine.prefix(), siteInFlight, "site-" + Engine.newIdentity()) };
+        long[] costs = { 1, 1 };
+        RedisClusterFixture cluster = RedisClusterFixture.shared();
+        assertTrue(all(backend().decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, "lease-a").await()
+                .atMost(Duration.ofSeconds(10)).toScriptOrder()));
+        for (String key : keys) {
+            try (RespClient node = cluster.primaryForSlot(RedisClusterFixture.slot(key)).client()) {
+                assertEquals(1L, node.callLong("ZCARD", key), key);
+            }
+        }
+        long[] second = backend().decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, "lease-b").await()
+                .atMost(Duration.ofSeconds(10)).toScriptOrder();
+        assertFalse(all(second), () -> "the user's one slot is taken: " + show(second));
+        backend().release(ps, keys, costs, "lease-a").await().atMost(Duration.ofSeconds(10));
+        for (String key : keys) {
+            try (RespClient node = cluster.primaryForSlot(RedisClusterFixture.slot(key)).client()) {
+                assertEquals(0L, node.callLong("EXISTS", key), () -> key + " released on its owner");
+            }
+        }
+        assertTrue(all(backend().decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, "lease-c").await()
+                .atMost(Duration.ofSeconds(10)).toScriptOrder()), "both slots free again");
+    }
+
     @Test
     void keysSpreadOverAllPrimariesEachOnItsSlotOwner() {
         RedisClusterFixture cluster = RedisClusterFixture.shared();

@@ -74,7 +74,7 @@ final class ScriptRunner implements AutoCloseable {
             args.add(l.shadow() ? "1" : "0");
             args.add(Long.toString(c.costs()[i]));
         }
-        return longs(run(args), 0, 1 + 4 * n);
+        return longs((List<?>) run(args), 0, 1 + 4 * n);
     }
 
     /** Frees the slots {@code lease} holds in the concurrency policies among {@code limits}; the members removed. */
@@ -94,13 +94,7 @@ final class ScriptRunner implements AutoCloseable {
         args.addAll(held);
         args.add(lease);
         args.addAll(heldCosts);
-        try {
-            return (Long) redis.call(args.toArray(String[]::new));
-        } catch (RuntimeException e) {
-            redis.close();
-            redis = connect.get();
-            throw e;
-        }
+        return (Long) run(args);
     }
 
     /**
@@ -118,9 +112,9 @@ final class ScriptRunner implements AutoCloseable {
         return body.replace(ttl, "local ttl_ms = function() return 86400000 end\n");
     }
 
-    private List<?> run(List<String> script) {
+    private Object run(List<String> script) {
         try {
-            return (List<?>) redis.call(script.toArray(String[]::new));
+            return redis.call(script.toArray(String[]::new));
         } catch (RuntimeException e) {
             // an error inside a reply leaves the connection mid-reply: start afresh
             redis.close();
@@ -175,7 +169,7 @@ final class ScriptRunner implements AutoCloseable {
         } else {
             args.addAll(perCall);
         }
-        List<?> reply = run(args);
+        List<?> reply = (List<?>) run(args);
         List<long[]> out = new ArrayList<>();
         int o = 0;
         for (Call c : calls) {

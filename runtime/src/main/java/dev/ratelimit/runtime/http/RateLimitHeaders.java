@@ -78,21 +78,7 @@ public final class RateLimitHeaders {
     public void write(RateLimitDecision d, String[] identities, BiConsumer<HeaderName, String> out) {
         List<PolicyDecision> policies = d.policies();
         if (ietf) {
-            if (identities != null) {
-                StringBuilder policy = new StringBuilder();
-                StringBuilder state = new StringBuilder();
-                for (int i = 0; i < policies.size(); i++) {
-                    PolicyDecision p = policies.get(i);
-                    Rendered r = rendered(p);
-                    policy.append(i == 0 ? "" : ", ").append(r.policyField);
-                    state(state.append(i == 0 ? "" : ", "), r, p);
-                    if (i < identities.length && identities[i] != null) {
-                        state.append(";pk=").append(partitionKey(identities[i]));
-                    }
-                }
-                out.accept(RATELIMIT_POLICY, policy.toString());
-                out.accept(RATELIMIT, state.toString());
-            } else if (policies.size() == 1) {
+            if (policies.size() == 1 && identities == null) {
                 // the common case: the policy's field as rendered before, one builder for its state
                 PolicyDecision p = policies.get(0);
                 Rendered r = rendered(p);
@@ -101,14 +87,18 @@ public final class RateLimitHeaders {
             } else {
                 StringBuilder policy = new StringBuilder();
                 StringBuilder state = new StringBuilder();
-                for (PolicyDecision p : policies) {
-                    if (policy.length() > 0) {
+                for (int i = 0; i < policies.size(); i++) {
+                    PolicyDecision p = policies.get(i);
+                    if (i > 0) {
                         policy.append(", ");
                         state.append(", ");
                     }
                     Rendered r = rendered(p);
                     policy.append(r.policyField);
                     state(state, r, p);
+                    if (identities != null && i < identities.length && identities[i] != null) {
+                        state.append(";pk=").append(partitionKey(identities[i]));
+                    }
                 }
                 out.accept(RATELIMIT_POLICY, policy.toString());
                 out.accept(RATELIMIT, state.toString());

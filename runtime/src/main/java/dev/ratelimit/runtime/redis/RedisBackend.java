@@ -90,10 +90,7 @@ public class RedisBackend implements RateLimitBackend {
             return releasePart(keys, costs, lease, held);
         }
         // a script touches one slot: one call per slot
-        Map<String, List<Integer>> groups = new LinkedHashMap<>();
-        for (int i : held) {
-            groups.computeIfAbsent(RedisKeys.hashTag(keys[i]), t -> new ArrayList<>()).add(i);
-        }
+        Map<String, List<Integer>> groups = groupsBySlot(keys, held);
         List<Uni<Void>> parts = new ArrayList<>(groups.size());
         for (List<Integer> part : groups.values()) {
             parts.add(releasePart(keys, costs, lease, part));
@@ -320,12 +317,22 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     private static Map<String, List<Integer>> groupsBySlot(String[] keys) {
-        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        List<Integer> all = new ArrayList<>(keys.length);
         for (int i = 0; i < keys.length; i++) {
+            all.add(i);
+        }
+        return groupsBySlot(keys, all);
+    }
+
+    /** The indices among {@code indices}, grouped by the cluster slot (hash tag) of their key, in order. */
+    private static Map<String, List<Integer>> groupsBySlot(String[] keys, List<Integer> indices) {
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i : indices) {
             groups.computeIfAbsent(RedisKeys.hashTag(keys[i]), t -> new ArrayList<>()).add(i);
         }
         return groups;
     }
+
 
     static BackendReply reply(Response r) {
         int n = r.size();
