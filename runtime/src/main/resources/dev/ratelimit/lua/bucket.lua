@@ -74,3 +74,6 @@ local function bucket(key, limit, window, burst, cost, write)
     kv_set(key, value, ttl)
   end
 end
+-- the units available fall by exactly the cost, and the reset (the next whole unit after what is
+-- available) does not move: see decide_same in batch.lua
+LINEAR[bucket] = true

@@ -42,3 +42,5 @@ A['fixed-window'] = function(key, limit, window, burst, cost, write)
     fixed_window_write(key, idx, count, cost, left, keep_ttl)
   end
 end
+-- the count grows by exactly the cost and the window's end does not move (see decide_same in batch.lua)
+LINEAR[A['fixed-window']] = true

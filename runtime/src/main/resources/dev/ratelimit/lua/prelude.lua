@@ -175,3 +175,6 @@ end
 --   `write` is true, a function that writes the charged state. With `write` true (a lone policy,
 --   the common case) it writes that state itself when it admits: no closure to build and call.
 local A = {}
+-- The algorithms whose admissions at one instant are linear: each admission of cost c leaves c units
+-- fewer and the same reset, so a batch charges a burst of identical calls on one key at once.
+local LINEAR = {}

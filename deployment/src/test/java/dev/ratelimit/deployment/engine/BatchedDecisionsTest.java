@@ -262,6 +262,39 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * A burst of identical calls on one key in one run (a hot key: the same policy, cost and instant) is decided as the
+     * calls one by one: the buckets and the fixed window charge the admitted ones together and copy the denial to the
+     * calls after it, the others decide each admission. For every algorithm, costs 1 and 3 on a limit of 25 with an odd
+     * window (a unit of 2.4 s, so bucket times carry fractions): 25 and 8 admissions, remaining counting down, then
+     * the same denial (reporting the 0 or 1 unit left); replies and stored state identical to one by one.
+     */
+    @Test
+    void aBurstOnOneKeyIsDecidedAsOneByOne() throws Exception {
+        long now = Engine.BASE + 17 * Engine.S + 123_457;
+        for (Algorithm a : Algorithm.values()) {
+            if (a == Algorithm.CONCURRENCY) {
+                continue; // its calls hold leases: never sent in the compact form
+            }
+            for (long cost : new long[] { 1, 3 }) {
+                Policy p = Engine.policy("burst-" + a.configName() + "-" + cost, a, 25, MINUTE, 25);
+                List<Call> calls = new ArrayList<>();
+                for (int i = 0; i < 41; i++) {
+                    calls.add(Call.of(p, "hot", cost));
+                }
+                List<long[]> replies = assertBatchMatchesOneByOne(calls, now);
+                long admitted = 25 / cost;
+                for (int i = 0; i < 41; i++) {
+                    long[] r = replies.get(i);
+                    assertEquals(i < admitted ? 1 : 0, r[0], a + " cost " + cost + ": call " + i);
+                    assertEquals(25 - cost * Math.min(i + 1, admitted), Engine.remaining(r, 0),
+                            a + " cost " + cost + ": remaining after call " + i);
+                }
+                assertArrayEquals(replies.get(40), replies.get((int) admitted), a + " cost " + cost + ": one denial");
+            }
+        }
+    }
+
+    /**
      * In a batch, a key is read once and written once, whatever the number of decisions on it: 16 decisions on one
      * hot key (the first alone, 15 in one run) cost Redis two reads and two writes (GET and SET; for the sliding log,
      * two trims and two size reads, one read of the oldest entry, and three ZADDs and PEXPIREs: the run's first entry

@@ -46,9 +46,11 @@ class EngineMatchesModelTest {
     @Test
     void everyBackendDecidesAsTheModelForGeneratedPoliciesAndSequences() {
         long compact = ScriptRunner.COMPACT_RUNS.get();
+        long repeated = ScriptRunner.REPEATED_CALLS.get();
         PropertySearch.check("engine vs model", Scenarios::generate, Scenarios::simpler, EngineMatchesModelTest::play);
         System.out.println("engine vs model: " + (ScriptRunner.COMPACT_RUNS.get() - compact)
-                + " batch runs in the compact form");
+                + " batch runs in the compact form, " + (ScriptRunner.REPEATED_CALLS.get() - repeated)
+                + " of their calls identical to the one before");
     }
 
     /** Plays a scenario on the model and on every backend, comparing each reply with the model's. */

@@ -75,7 +75,13 @@ final class Scenarios {
         int count = r.nextInt(4) == 0 ? 1 + r.nextInt(40) : 1 + r.nextInt(12);
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            steps.add(step(r, limits));
+            Step st = step(r, limits);
+            if (i > 0 && r.nextInt(5) == 0) {
+                // a burst of identical calls at one instant, as on a hot key: the same costs, charged, in the same run
+                Step prev = steps.get(i - 1);
+                st = new Step(0, prev.costs(), false, false, -1);
+            }
+            steps.add(st);
         }
         return new Scenario(limits, (long) (r.nextDouble() * 1e12), steps);
     }

@@ -126,6 +126,9 @@ final class ScriptRunner implements AutoCloseable {
     /** Batch runs sent in the compact form (see {@link #batch}). */
     static final AtomicLong COMPACT_RUNS = new AtomicLong();
 
+    /** Calls of compact runs identical to the call before them (a burst on one key, decided together). */
+    static final AtomicLong REPEATED_CALLS = new AtomicLong();
+
     /**
      * Several calls in one batch run, decided one after the other; one reply per call. A run whose calls each have one
      * policy, one time and a plain charge goes in the compact form the extension sends such runs in (one argument per
@@ -163,8 +166,14 @@ final class ScriptRunner implements AutoCloseable {
         if (compact(calls)) {
             COMPACT_RUNS.incrementAndGet();
             args.add("S" + time(calls.get(0)));
+            String previous = null;
             for (Call c : calls) {
-                args.add(Long.toString(index.get(c.limits()[0]) + index.size() * (c.costs()[0] - 1)));
+                String arg = Long.toString(index.get(c.limits()[0]) + index.size() * (c.costs()[0] - 1));
+                if (arg.equals(previous)) {
+                    REPEATED_CALLS.incrementAndGet();
+                }
+                args.add(arg);
+                previous = arg;
             }
         } else {
             args.addAll(perCall);
