@@ -36,8 +36,8 @@ end
 
 -- Decides `n` identical calls of a compact run (one key, policy and cost, one instant), writing their
 -- replies from out[o + 1]. A denial changes nothing, so the calls after a denied one are denied alike;
--- with a linear algorithm the admitted ones are charged together. A burst on a hot key (dozens of
--- calls per run) costs 2 or 3 decisions instead of one per call.
+-- with a linear algorithm (see LINEAR in the prelude) the admitted ones are charged together. A burst
+-- on a hot key (dozens of calls per run) costs 2 or 3 decisions instead of one per call.
 local function decide_same(key, p, cost, n, o)
   local linear = LINEAR[A[p[1]]]
   local last = o + 5 * (n - 1)
@@ -64,9 +64,11 @@ local function decide_same(key, p, cost, n, o)
           for f = o + 5, q, 5 do failed(false, err, f, 1) end
         else
           local all, reset = out[o + 1], out[o + 5]
+          local reset_of = linear ~= true and linear
           for f = o + 5, q, 5 do
             left = left - cost
-            out[f + 1], out[f + 2], out[f + 3], out[f + 4], out[f + 5] = all, 1, left, 0, reset
+            out[f + 1], out[f + 2], out[f + 3], out[f + 4], out[f + 5] = all, 1, left, 0,
+              reset_of and reset_of(key, p[2], p[3], left) or reset
           end
         end
         o = q

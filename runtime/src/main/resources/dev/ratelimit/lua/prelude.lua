@@ -176,5 +176,7 @@ end
 --   the common case) it writes that state itself when it admits: no closure to build and call.
 local A = {}
 -- The algorithms whose admissions at one instant are linear: each admission of cost c leaves c units
--- fewer and the same reset, so a batch charges a burst of identical calls on one key at once.
+-- fewer, so a batch charges a burst of identical calls on one key at once. The value is true when the
+-- reset does not move either, else a function (key, limit, window, remaining) giving the reset in ms
+-- of an admission that left `remaining` units, once the burst is charged (nil: the first call's).
 local LINEAR = {}
