@@ -157,3 +157,12 @@ A['sliding-window-log'] = function(key, limit, window, burst, cost, write)
     sliding_log_write(key, window, count, cost, log)
   end
 end
+-- Admissions at one instant leave cost units fewer each (see decide_same in batch.lua); the reset is
+-- when the oldest entry leaves the window, the first admission's entries included.
+if batching then
+  LINEAR[A['sliding-window-log']] = function(key, limit, window, remaining)
+    local log = logs[key]
+    if log and log.at == now and log.oldest then return ms(log.oldest + window - now) end
+    return nil
+  end
+end
