@@ -65,11 +65,11 @@ public class RateLimitProducer {
         LocalBackend local = new LocalBackend(config.local().maxKeys());
         RateLimitBackend backend = local;
         Optional<String> clientName = buildConfig.redis().clientName();
-        if (config.backend() == RateLimitRuntimeConfig.Backend.LOCAL) {
+        BackendChoice choice = BackendChoice.of(config.backend(), LaunchMode.current(), redisConfigured(clientName));
+        if (choice == BackendChoice.LOCAL) {
             LOG.debug("Rate limits are decided in process (quarkus.ratelimit.backend=local)");
-        } else if (LaunchMode.current() == LaunchMode.DEVELOPMENT && !redisConfigured(clientName)) {
-            LOG.infof("No Redis configured (%s): rate limits are decided in process for this dev-mode session. "
-                    + "Set it to share limits between instances.", hostsProperty(clientName));
+        } else if (choice == BackendChoice.LOCAL_WITHOUT_REDIS) {
+            LOG.info(BackendChoice.withoutRedisMessage(LaunchMode.current(), hostsProperty(clientName)));
         } else {
             Redis redis = clientName.isPresent()
                     ? namedClients.select(RedisClientName.Literal.of(clientName.get())).get()
