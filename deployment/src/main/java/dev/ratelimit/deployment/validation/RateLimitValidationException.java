@@ -39,6 +39,18 @@ public abstract class RateLimitValidationException extends RuntimeException {
         }
     }
 
+    /**
+     * A method returning an asynchronous type the interceptor does not know (a {@code Publisher}, a {@code Future},
+     * a Kotlin {@code suspend} function...): deciding it would block the thread that calls it.
+     */
+    public static final class AsynchronousReturnTypeException extends RateLimitValidationException {
+        private static final long serialVersionUID = 1L;
+
+        AsynchronousReturnTypeException(String message) {
+            super(message);
+        }
+    }
+
     /** {@code cost} not positive, or more than the policy could ever admit. */
     public static final class InvalidCostException extends RateLimitValidationException {
         private static final long serialVersionUID = 1L;

@@ -4,8 +4,12 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 
+import org.jboss.jandex.AnnotationInstance;
+import org.jboss.jandex.AnnotationTarget;
 import org.jboss.jandex.MethodInfo;
+import org.jboss.jandex.Type;
 
 import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
 import dev.ratelimit.runtime.policy.KeySource;
@@ -18,6 +22,48 @@ import dev.ratelimit.runtime.policy.PolicyValidator;
 public final class RateLimitValidator {
 
     private RateLimitValidator() {
+    }
+
+    /**
+     * Asynchronous types the interceptor does not handle: deciding their calls would block the caller (often an event
+     * loop) before the work they stand for even starts. Uni, Multi and CompletionStage are decided without blocking.
+     */
+    private static final Set<String> UNDECIDABLE_RETURNS = Set.of(
+            "java.util.concurrent.Future",
+            "java.util.concurrent.Flow$Publisher",
+            "org.reactivestreams.Publisher",
+            "kotlinx.coroutines.flow.Flow",
+            "kotlinx.coroutines.Deferred",
+            "io.reactivex.rxjava3.core.Flowable",
+            "io.reactivex.rxjava3.core.Observable",
+            "io.reactivex.rxjava3.core.Single",
+            "io.reactivex.rxjava3.core.Maybe",
+            "io.reactivex.rxjava3.core.Completable",
+            "reactor.core.publisher.Flux",
+            "reactor.core.publisher.Mono");
+
+    /** JAX-RS annotations that make a method a resource method (or locator): the filter decides those. */
+    private static final Set<String> JAX_RS_METHOD = Set.of("jakarta.ws.rs.GET", "jakarta.ws.rs.POST",
+            "jakarta.ws.rs.PUT", "jakarta.ws.rs.DELETE", "jakarta.ws.rs.PATCH", "jakarta.ws.rs.HEAD",
+            "jakarta.ws.rs.OPTIONS", "jakarta.ws.rs.Path");
+
+    /**
+     * What the interceptor could only decide by blocking, named for the message, or null. A JAX-RS resource method is
+     * decided by the filter, without blocking, whatever it returns.
+     */
+    private static String undecidableReturn(MethodInfo m) {
+        for (AnnotationInstance a : m.annotations()) {
+            if (a.target() != null && a.target().kind() == AnnotationTarget.Kind.METHOD
+                    && JAX_RS_METHOD.contains(a.name().toString())) {
+                return null;
+            }
+        }
+        List<Type> params = m.parameterTypes();
+        if (!params.isEmpty() && params.get(params.size() - 1).name().toString().equals("kotlin.coroutines.Continuation")) {
+            return "a Kotlin suspend function";
+        }
+        String type = m.returnType().name().toString();
+        return UNDECIDABLE_RETURNS.contains(type) ? "a method returning " + type.replace('$', '.') : null;
     }
 
     public static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies) {
@@ -36,6 +82,12 @@ public final class RateLimitValidator {
                 errors.add(new RateLimitValidationException.StaticMethodException(
                         "@RateLimit cannot apply to a static method: interceptors only see instance methods of beans "
                                 + where));
+            }
+            String undecidable = undecidableReturn(m);
+            if (undecidable != null) {
+                errors.add(new RateLimitValidationException.AsynchronousReturnTypeException("@RateLimit cannot decide "
+                        + undecidable + " without blocking the thread that calls it: return Uni, Multi or "
+                        + "CompletionStage (or a plain type, called from a worker thread) " + where));
             }
             for (RateLimitedMethodBuildItem.Spec s : item.specs()) {
                 String at = "[class=" + m.declaringClass().name() + ", method=" + m.name() + ", policy=" + s.policy() + "]";

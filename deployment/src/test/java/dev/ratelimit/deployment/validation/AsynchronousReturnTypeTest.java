@@ -1,0 +1,108 @@
+package dev.ratelimit.deployment.validation;
+
+import static dev.ratelimit.deployment.validation.ValidationProblems.assertNames;
+import static dev.ratelimit.deployment.validation.ValidationProblems.problems;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.ratelimit.RateLimit;
+import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import kotlin.coroutines.Continuation;
+
+/**
+ * A limited bean method returning an asynchronous type the interceptor does not handle ({@code Flow.Publisher},
+ * {@code Future}) or a Kotlin {@code suspend} function (its compiled shape: a last parameter of type
+ * {@code Continuation}) fails the build, naming the method: deciding it would block its caller, often an event loop.
+ * {@code Uni}, {@code Multi}, {@code CompletionStage} and plain types build, and so does a JAX-RS resource method
+ * returning a publisher (the filter decides it without blocking).
+ */
+class AsynchronousReturnTypeTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Service.class, Resource.class))
+            .overrideConfigKey("quarkus.ratelimit.backend", "local")
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.ratelimit.policies.feed.limit", "5")
+            .overrideConfigKey("quarkus.ratelimit.policies.feed.window", "1m")
+            .assertException(t -> {
+                List<RateLimitValidationException> problems = new ArrayList<>(problems(t, 3));
+                problems.sort(Comparator.comparing(Throwable::getMessage));
+                problems.forEach(p -> assertInstanceOf(RateLimitValidationException.AsynchronousReturnTypeException.class, p));
+                assertNames(problems.get(0), Service.class.getName(), "fetch", "feed", "a Kotlin suspend function",
+                        "return Uni, Multi or CompletionStage");
+                assertNames(problems.get(1), Service.class.getName(), "stream", "feed",
+                        "java.util.concurrent.Flow.Publisher");
+                assertNames(problems.get(2), Service.class.getName(), "later", "feed", "java.util.concurrent.Future");
+                assertEquals(3, problems.size());
+            });
+
+    @ApplicationScoped
+    public static class Service {
+        @RateLimit("feed")
+        public Flow.Publisher<String> stream() {
+            return Multi.createFrom().item("a");
+        }
+
+        @RateLimit("feed")
+        public Future<String> later() {
+            return java.util.concurrent.CompletableFuture.completedFuture("a");
+        }
+
+        @RateLimit("feed")
+        public Object fetch(String id, Continuation<? super String> continuation) {
+            return id;
+        }
+
+        @RateLimit("feed")
+        public Uni<String> uni() {
+            return Uni.createFrom().item("a");
+        }
+
+        @RateLimit("feed")
+        public Multi<String> multi() {
+            return Multi.createFrom().item("a");
+        }
+
+        @RateLimit("feed")
+        public CompletionStage<String> stage() {
+            return java.util.concurrent.CompletableFuture.completedFuture("a");
+        }
+
+        @RateLimit("feed")
+        public String plain() {
+            return "a";
+        }
+    }
+
+    @Path("/feed")
+    public static class Resource {
+        @GET
+        @RateLimit("feed")
+        public Flow.Publisher<String> feed() {
+            return Multi.createFrom().item("a");
+        }
+    }
+
+    @Test
+    void buildFails() {
+        fail("the build must fail");
+    }
+}
