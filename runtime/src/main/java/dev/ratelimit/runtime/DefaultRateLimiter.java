@@ -21,13 +21,16 @@ import dev.ratelimit.runtime.resilience.CallTimeouts;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.runtime.resilience.DenyCache;
 import dev.ratelimit.runtime.resilience.FailureModes;
+import dev.ratelimit.runtime.tracing.DecidedBy;
+import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 
 /**
  * The limiter: turns checks into backend calls and backend replies into decisions. The same (policy, key) twice in
  * one call is one charge ({@link MergedChecks}); a call to Redis is guarded by {@link RemoteDecisions}; every
- * decision is counted ({@link DecisionCounts}).
+ * decision is counted ({@link DecisionCounts}) and traced ({@link RateLimitTracing}): this is the one place the
+ * decisions of the filter, the interceptor and the programmatic API all pass.
  */
 public class DefaultRateLimiter implements RateLimiter {
 
@@ -42,13 +45,21 @@ public class DefaultRateLimiter implements RateLimiter {
     /** Null with the local backend or when disabled. */
     private final DenyCache denyCache;
     private final DecisionCounts counts;
+    private final RateLimitTracing tracing;
     /** Null with the local backend. */
     private final RemoteDecisions remote;
     private final Lease.Ids leaseIds = new Lease.Ids();
 
-    /** A limiter with the resilience settings of {@code config}. */
+    /** A limiter with the resilience settings of {@code config}, tracing nothing. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
             RateLimitRuntimeConfig config, RateLimitMetrics metrics) {
+        this(policies, backend, local, config, metrics, RateLimitTracing.NONE);
+    }
+
+    /** A limiter with the resilience settings of {@code config}, recording its decisions on {@code tracing}. */
+    public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
+            RateLimitRuntimeConfig config, RateLimitMetrics metrics, RateLimitTracing tracing) {
+        this.tracing = tracing;
         this.policies = policies;
         this.backend = backend;
         this.local = local;
@@ -71,7 +82,7 @@ public class DefaultRateLimiter implements RateLimiter {
         this.counts = new DecisionCounts(metrics, !shared);
         this.remote = shared
                 ? new RemoteDecisions(backend, timeout, new CallTimeouts(timeout, Infrastructure.getDefaultWorkerPool()),
-                        breaker, denyCache, metrics, new FailureModes(backend.name(), local, timeout), counts)
+                        breaker, denyCache, metrics, new FailureModes(backend.name(), local, timeout), counts, tracing)
                 : null;
         metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
     }
@@ -182,9 +193,24 @@ public class DefaultRateLimiter implements RateLimiter {
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
         String lease = Lease.needed(ps) ? leaseIds.next() : null;
         if (remote == null) {
-            return local.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease)
-                    .map(r -> counts.counted(ps, r.decision(ps, Source.LOCAL,
-                            lease == null ? null : new Lease(local, ps, keys, costs, lease))));
+            // decided in process when subscribed to, on the caller's thread: asked for and made at once
+            return Uni.createFrom().item(() -> {
+                Object trace = tracing.start();
+                RateLimitDecision d;
+                try {
+                    d = counts.counted(ps, local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease)
+                            .decision(ps, Source.LOCAL, lease == null ? null : new Lease(local, ps, keys, costs, lease)));
+                } catch (RuntimeException e) {
+                    if (trace != null) {
+                        tracing.abandoned(trace, e);
+                    }
+                    throw e;
+                }
+                if (trace != null) {
+                    tracing.decided(trace, d, DecidedBy.LOCAL, 0);
+                }
+                return d;
+            });
         }
         return remote.decide(ps, keys, costs, lease);
     }

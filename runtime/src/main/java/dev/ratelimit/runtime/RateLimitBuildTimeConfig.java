@@ -27,6 +27,16 @@ public interface RateLimitBuildTimeConfig {
     boolean healthEnabled();
 
     /**
+     * Whether each decision is recorded on the current trace when the application has OpenTelemetry tracing
+     * (`quarkus-opentelemetry`): an event named `ratelimit.decision` on the current span, or a span of its own with
+     * `quarkus.ratelimit.tracing.span-per-decision`. Without OpenTelemetry this setting has no effect and nothing
+     * of OpenTelemetry is loaded.
+     */
+    @io.smallrye.config.WithName("tracing.enabled")
+    @io.smallrye.config.WithDefault("true")
+    boolean tracingEnabled();
+
+    /**
      * Redis client selection.
      */
     interface RedisClient {

@@ -25,6 +25,7 @@ import dev.ratelimit.runtime.redis.ClientOptions;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.LaunchMode;
@@ -57,8 +58,8 @@ public class RateLimitProducer {
     @Typed(DefaultRateLimiter.class) // else injecting RateLimiter is ambiguous with the producer below
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
             Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics,
-            @Any Instance<KeyResolver> resolvers, @Any Instance<PlanResolver> planResolvers, ClientOptions clientOptions,
-            Vertx vertx) {
+            Instance<RateLimitTracing> tracing, @Any Instance<KeyResolver> resolvers,
+            @Any Instance<PlanResolver> planResolvers, ClientOptions clientOptions, Vertx vertx) {
         PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null,
                 planResolvers.isAmbiguous() ? planResolvers.handlesStream()
                         .map(h -> h.getBean().getBeanClass().getName()).sorted().toList() : List.of());
@@ -98,9 +99,11 @@ public class RateLimitProducer {
                                 + "send them", failure.toString()));
             }
         }
-        // a RateLimitMetrics bean exists only when the application has Micrometer
+        // a RateLimitMetrics bean exists only when the application has Micrometer, a RateLimitTracing bean only
+        // when it has OpenTelemetry tracing (and quarkus.ratelimit.tracing.enabled)
         return new DefaultRateLimiter(policies, backend, local, config,
-                metrics.isResolvable() ? metrics.get() : RateLimitMetrics.NONE);
+                metrics.isResolvable() ? metrics.get() : RateLimitMetrics.NONE,
+                tracing.isResolvable() ? tracing.get() : RateLimitTracing.NONE);
     }
 
     @Produces

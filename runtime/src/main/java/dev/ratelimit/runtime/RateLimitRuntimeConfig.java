@@ -92,6 +92,25 @@ public interface RateLimitRuntimeConfig {
     }
 
     /**
+     * Tracing of decisions (with `quarkus-opentelemetry`).
+     */
+    TracingConfig tracing();
+
+    /**
+     * Tracing of decisions.
+     */
+    interface TracingConfig {
+        /**
+         * Whether each decision gets a span of its own, named `ratelimit.decision`, a child of the span current when
+         * it was asked for, lasting from the request for the decision to the decision (the Redis round trip
+         * included), with the attributes the `ratelimit.decision` event carries otherwise. Off by default: an event
+         * on the current span says the same at no span's cost. A decision made outside any span starts no span.
+         */
+        @WithDefault("false")
+        boolean spanPerDecision();
+    }
+
+    /**
      * The in-process limiter (`backend=local`, `on-failure=local`, dev mode without Redis).
      */
     LocalConfig local();

@@ -18,6 +18,8 @@ import dev.ratelimit.runtime.resilience.CallTimeouts;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.runtime.resilience.DenyCache;
 import dev.ratelimit.runtime.resilience.FailureModes;
+import dev.ratelimit.runtime.tracing.DecidedBy;
+import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;
@@ -26,7 +28,9 @@ import io.smallrye.mutiny.subscription.UniSubscription;
 /**
  * Decisions by the shared backend, guarded: the {@link DenyCache} answers a key Redis just denied without a call,
  * the {@link CircuitBreaker} makes no call while Redis is down, every call has its timeout ({@link CallTimeouts}),
- * and when a call fails, times out or is not made the {@link FailureModes} decide.
+ * and when a call fails, times out or is not made the {@link FailureModes} decide. Each decision is counted and traced
+ * where it is made; what it is traced on is captured when it is asked for ({@link RateLimitTracing#start()}), since
+ * it may be made on another thread (the event loop reading Redis's reply, the timeout's).
  */
 final class RemoteDecisions {
 
@@ -41,9 +45,11 @@ final class RemoteDecisions {
     private final BackendErrors errors;
     private final FailureModes failureModes;
     private final DecisionCounts counts;
+    private final RateLimitTracing tracing;
 
     RemoteDecisions(RateLimitBackend backend, Duration timeout, CallTimeouts timeouts, CircuitBreaker breaker,
-            DenyCache denyCache, RateLimitMetrics metrics, FailureModes failureModes, DecisionCounts counts) {
+            DenyCache denyCache, RateLimitMetrics metrics, FailureModes failureModes, DecisionCounts counts,
+            RateLimitTracing tracing) {
         this.backend = backend;
         this.timeout = timeout;
         this.timeouts = timeouts;
@@ -53,6 +59,7 @@ final class RemoteDecisions {
         this.errors = new BackendErrors(backend.name(), metrics, System::nanoTime);
         this.failureModes = failureModes;
         this.counts = counts;
+        this.tracing = tracing;
     }
 
     /** The decision, made when the caller subscribes (the cache, the breaker and the clock are consulted then). */
@@ -91,11 +98,13 @@ final class RemoteDecisions {
             if (call.finished()) {
                 return; // cancelled at once: no permit, no call
             }
+            call.trace = tracing.start(); // here, on the caller's thread, where the caller's span is current
             RateLimitDecision immediate;
             try {
                 immediate = call.start();
             } catch (RuntimeException e) {
                 if (call.claim()) {
+                    call.abandoned(e);
                     downstream.onFailure(e);
                 }
                 return;
@@ -117,6 +126,8 @@ final class RemoteDecisions {
         private volatile UniSubscription upstream;
         private int permit;
         private long sentAt;
+        /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
+        Object trace;
 
         RemoteCall(RemoteDecision request, UniSubscriber<? super RateLimitDecision> downstream) {
             this.request = request;
@@ -130,12 +141,12 @@ final class RemoteDecisions {
                 List<PolicyDecision> cached = denyCache.lookup(ps, request.keys, request.costs);
                 if (cached != null) {
                     // all-or-nothing: one policy known to deny is enough, and Redis is not asked
-                    return counts.counted(ps, new RateLimitDecision(false, cached, Source.DENY_CACHE));
+                    return recorded(new RateLimitDecision(false, cached, Source.DENY_CACHE), 0);
                 }
             }
             permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
             if (permit == CircuitBreaker.REJECTED) {
-                return failureDecision(request, null);
+                return failureDecision(null);
             }
             sentAt = System.nanoTime();
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
@@ -185,6 +196,7 @@ final class RemoteDecisions {
             if (claim()) {
                 cancelUpstream();
                 freeUnanswered();
+                abandoned(null);
             }
         }
 
@@ -213,6 +225,7 @@ final class RemoteDecisions {
             try {
                 d = decide(reply, error);
             } catch (RuntimeException e) {
+                abandoned(e);
                 downstream.onFailure(e);
                 return;
             }
@@ -243,7 +256,7 @@ final class RemoteDecisions {
                 if (BackendErrors.isErrorReply(failure)) {
                     errors.report(failure, ps);
                 }
-                return failureDecision(request, failure);
+                return failureDecision(failure);
             }
             if (breaker != null) {
                 breaker.onSuccess(permit, now);
@@ -251,13 +264,29 @@ final class RemoteDecisions {
             if (denyCache != null && !d.allowed()) {
                 denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
             }
-            return counts.counted(ps, d);
+            return recorded(d, reply.runSize());
         }
-    }
 
-    /** The failure mode's decision, counted; {@code failure} is null when the breaker refused the call. */
-    private RateLimitDecision failureDecision(RemoteDecision r, Throwable failure) {
-        return counts.counted(r.ps, failureModes.decide(r.ps, r.keys, r.costs, r.lease, failure));
+        /** The failure mode's decision, recorded; {@code failure} is null when the breaker refused the call. */
+        private RateLimitDecision failureDecision(Throwable failure) {
+            RemoteDecision r = request;
+            return recorded(failureModes.decide(r.ps, r.keys, r.costs, r.lease, failure), 0);
+        }
+
+        /** Counts and traces the decision; {@code runSize}: see {@link RateLimitTracing#decided}. */
+        private RateLimitDecision recorded(RateLimitDecision d, int runSize) {
+            counts.counted(request.ps, d);
+            if (trace != null) {
+                tracing.decided(trace, d, DecidedBy.of(d.source(), false), runSize);
+            }
+            return d;
+        }
+
+        void abandoned(Throwable failure) {
+            if (trace != null) {
+                tracing.abandoned(trace, failure);
+            }
+        }
     }
 
 }

@@ -26,9 +26,12 @@ public final class BackendReply {
     private static final int WIDTH = 4;
 
     private final long[] values;
+    /** How many calls the script run that produced this reply decided; 0 when not known. */
+    private final int runSize;
 
-    private BackendReply(long[] values) {
+    private BackendReply(long[] values, int runSize) {
         this.values = values;
+        this.runSize = runSize;
     }
 
     /**
@@ -37,10 +40,28 @@ public final class BackendReply {
      * @throws IllegalArgumentException when {@code values} does not have that shape
      */
     public static BackendReply ofScriptOrder(long[] values) {
+        return ofScriptOrder(values, 0);
+    }
+
+    /**
+     * The reply a script sent, in its order, from a script run that decided {@code runSize} calls (1: the call alone).
+     *
+     * @throws IllegalArgumentException when {@code values} does not have that shape
+     */
+    public static BackendReply ofScriptOrder(long[] values, int runSize) {
         if (values.length < 1 + WIDTH || (values.length - 1) % WIDTH != 0) {
             throw new IllegalArgumentException("a decision reply has 1 + 4 values per policy, not " + values.length);
         }
-        return new BackendReply(values);
+        return new BackendReply(values, runSize);
+    }
+
+    /**
+     * How many calls were decided by the one script run that produced this reply: 1 for a call sent alone, more for
+     * a call decided in a batch; 0 when not known (the in-process backend, a reply merged from several script calls).
+     * Not part of what the reply says, so {@link #equals} ignores it.
+     */
+    public int runSize() {
+        return runSize;
     }
 
     /** How many policies the reply is about. */
@@ -168,7 +189,7 @@ public final class BackendReply {
         }
 
         public BackendReply build() {
-            return new BackendReply(values.clone());
+            return new BackendReply(values.clone(), 0);
         }
     }
 }

@@ -85,7 +85,7 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
                                 // this call failed in Redis, alone: as it would outside a batch
                                 calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
                             } else {
-                                calls[i].succeed(new ReplySlice(replies, at, width));
+                                calls[i].succeed(new ReplySlice(replies, at, width, calls.length));
                             }
                         }
                     } catch (RuntimeException e) {

@@ -340,6 +340,7 @@ public class RedisBackend implements RateLimitBackend {
         for (int i = 0; i < n; i++) {
             values[i] = r.get(i).toLong();
         }
-        return BackendReply.ofScriptOrder(values);
+        // a slice of a batch run's reply knows how many calls the run decided; a reply of its own, one
+        return BackendReply.ofScriptOrder(values, r instanceof ReplySlice s ? s.runSize : 1);
     }
 }

@@ -11,11 +11,14 @@ final class ReplySlice implements Response {
     final Response run;
     final int from;
     final int size;
+    /** How many calls the run decided (what tracing reports as the batch size). */
+    final int runSize;
 
-    ReplySlice(Response run, int from, int size) {
+    ReplySlice(Response run, int from, int size, int runSize) {
         this.run = run;
         this.from = from;
         this.size = size;
+        this.runSize = runSize;
     }
 
     @Override
