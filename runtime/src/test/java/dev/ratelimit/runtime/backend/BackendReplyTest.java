@@ -54,6 +54,16 @@ class BackendReplyTest {
     }
 
     @Test
+    void theRunSizeIsKeptButIsNotWhatTheReplySays() {
+        long[] values = { 1, 1, 4, 0, 3000 };
+        BackendReply inARun = BackendReply.ofScriptOrder(values, 7);
+        assertEquals(7, inARun.runSize());
+        assertEquals(0, BackendReply.ofScriptOrder(values).runSize(), "not known");
+        assertEquals(0, inARun.toBuilder().build().runSize(), "a reply built from parts came from no one run");
+        assertEquals(BackendReply.ofScriptOrder(values), inARun, "the same answer, however it was sent");
+    }
+
+    @Test
     void copiesAnotherReplysPolicy() {
         BackendReply part = BackendReply.ofScriptOrder(new long[] { 0, 0, 0, 700, 700 });
         BackendReply merged = BackendReply.builder(3).policy(0, true, 4, 0, 50).policy(2, part, 0).denied().build();
