@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,9 +27,17 @@ import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
 
 /** The policies of the runtime configuration, resolved and validated once at start-up (see {@link StartupChecks}). */
-final class ConfiguredPolicies {
+public final class ConfiguredPolicies {
 
     private ConfiguredPolicies() {
+    }
+
+    /**
+     * The valid policies of the configuration, for readers that must not create the limiter (the OpenAPI document is
+     * prepared before the Redis clients exist); the invalid ones are left out, {@link StartupChecks} fails the start.
+     */
+    public static PolicyRegistry valid(RateLimitRuntimeConfig config) {
+        return from(config, new ArrayList<>());
     }
 
     /**

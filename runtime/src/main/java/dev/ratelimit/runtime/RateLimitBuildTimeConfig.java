@@ -37,6 +37,15 @@ public interface RateLimitBuildTimeConfig {
     boolean tracingEnabled();
 
     /**
+     * Whether every rate-limited operation of the OpenAPI document gets a `429` response (with `Retry-After`, the
+     * rate-limit headers and the problem body) when the application has `quarkus-smallrye-openapi` and Quarkus REST.
+     * `false` leaves the document as SmallRye OpenAPI generates it.
+     */
+    @io.smallrye.config.WithName("openapi.enabled")
+    @io.smallrye.config.WithDefault("true")
+    boolean openapiEnabled();
+
+    /**
      * Redis client selection.
      */
     interface RedisClient {
