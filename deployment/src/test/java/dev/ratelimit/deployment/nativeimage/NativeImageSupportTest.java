@@ -185,7 +185,9 @@ class NativeImageSupportTest {
                 // the enums of quarkus.ratelimit.on-failure and policies."<name>".on-failure and .mode
                 || className.equals(FailureMode.class.getName()) || className.equals(PolicyMode.class.getName())
                 || className.equals(RateLimit.class.getName()) || className.equals(RateLimit.List.class.getName())
-                || className.startsWith("dev.ratelimit.runtime.http.RateLimitFilter$ExceptionMapper$");
+                || className.startsWith("dev.ratelimit.runtime.http.RateLimitFilter$ExceptionMapper$")
+                // SmallRye OpenAPI instantiates every start-up filter by name, and registers each one
+                || className.equals("dev.ratelimit.runtime.openapi.RateLimitOpenApiFilter");
     }
 
     @Test
