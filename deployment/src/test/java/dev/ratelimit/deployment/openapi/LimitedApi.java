@@ -1,5 +1,7 @@
 package dev.ratelimit.deployment.openapi;
 
+import java.util.List;
+
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -9,6 +11,8 @@ import jakarta.ws.rs.PathParam;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 import dev.ratelimit.RateLimit;
+import io.quarkus.builder.Version;
+import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
@@ -30,6 +34,9 @@ final class LimitedApi {
         return new QuarkusUnitTest()
                 .withApplicationRoot(jar -> jar.addClasses(LimitedApi.class, Orders.class, ClassLimited.class,
                         Catalog.class, Open.class, Shadowed.class, Declared.class, DeclaredImpl.class))
+                // SmallRye OpenAPI in these tests alone: the others run without it, as most applications do
+                .setForcedDependencies(List.of(Dependency.of("io.quarkus", "quarkus-smallrye-openapi-deployment",
+                        Version.getVersion())))
                 .overrideConfigKey("quarkus.http.test-port", "0")
                 .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
                 .overrideConfigKey("quarkus.ratelimit.backend", "local")
