@@ -18,6 +18,7 @@ import dev.ratelimit.PlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
+import dev.ratelimit.runtime.metrics.DecisionTally;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.KeySource;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
@@ -46,6 +47,10 @@ public class RateLimitProducer {
 
     /** The Redis backend's executor, once the limiter is built with one. */
     private volatile LuaScriptExecutor executor;
+    /** Which backend decides and why, once the limiter is built. */
+    private volatile BackendChoice backendChoice;
+    /** The property naming the Redis the limiter uses, once the limiter is built. */
+    private volatile String hostsProperty;
 
     /**
      * The limiter. The default client has an injection point of its own, {@code defaultClient}: that is what makes
@@ -59,7 +64,8 @@ public class RateLimitProducer {
     DefaultRateLimiter limiter(RateLimitRuntimeConfig config, RateLimitBuildTimeConfig buildConfig, LuaScriptRegistry scripts,
             Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics,
             Instance<RateLimitTracing> tracing, @Any Instance<KeyResolver> resolvers,
-            @Any Instance<PlanResolver> planResolvers, ClientOptions clientOptions, Vertx vertx) {
+            @Any Instance<PlanResolver> planResolvers, ClientOptions clientOptions, Instance<DecisionTally> tally,
+            Vertx vertx) {
         PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null,
                 planResolvers.isAmbiguous() ? planResolvers.handlesStream()
                         .map(h -> h.getBean().getBeanClass().getName()).sorted().toList() : List.of());
@@ -67,6 +73,8 @@ public class RateLimitProducer {
         RateLimitBackend backend = local;
         Optional<String> clientName = buildConfig.redis().clientName();
         BackendChoice choice = BackendChoice.of(config.backend(), LaunchMode.current(), redisConfigured(clientName));
+        this.backendChoice = choice;
+        this.hostsProperty = hostsProperty(clientName);
         if (choice == BackendChoice.LOCAL) {
             LOG.debug("Rate limits are decided in process (quarkus.ratelimit.backend=local)");
         } else if (choice == BackendChoice.LOCAL_WITHOUT_REDIS) {
@@ -99,11 +107,24 @@ public class RateLimitProducer {
                                 + "send them", failure.toString()));
             }
         }
-        // a RateLimitMetrics bean exists only when the application has Micrometer, a RateLimitTracing bean only
-        // when it has OpenTelemetry tracing (and quarkus.ratelimit.tracing.enabled)
-        return new DefaultRateLimiter(policies, backend, local, config,
-                metrics.isResolvable() ? metrics.get() : RateLimitMetrics.NONE,
+        // a RateLimitMetrics bean exists only when the application has Micrometer, a DecisionTally only in dev mode,
+        // a RateLimitTracing bean only when it has OpenTelemetry tracing (and quarkus.ratelimit.tracing.enabled)
+        RateLimitMetrics reported = metrics.isResolvable() ? metrics.get() : RateLimitMetrics.NONE;
+        if (tally.isResolvable()) {
+            reported = tally.get().counting(reported);
+        }
+        return new DefaultRateLimiter(policies, backend, local, config, reported,
                 tracing.isResolvable() ? tracing.get() : RateLimitTracing.NONE);
+    }
+
+    /** Which backend decides and why; null until the limiter is built. */
+    public BackendChoice backendChoice() {
+        return backendChoice;
+    }
+
+    /** The property naming the Redis hosts the limiter uses ({@code quarkus.redis[.<client>].hosts}). */
+    public String hostsProperty() {
+        return hostsProperty;
     }
 
     @Produces

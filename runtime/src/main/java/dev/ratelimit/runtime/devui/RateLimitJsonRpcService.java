@@ -1,0 +1,253 @@
+package dev.ratelimit.runtime.devui;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.runtime.BackendChoice;
+import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.RateLimitProducer;
+import dev.ratelimit.runtime.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.metrics.DecisionTally;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyRegistry;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import io.smallrye.common.annotation.NonBlocking;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * What the Dev UI page asks the running application, over Dev UI's JSON-RPC (registered in dev mode only): which
+ * backend decides and how it is doing, the decisions per policy since the start, and a key's state, read or reset
+ * through the admin API of {@link dev.ratelimit.RateLimiter}.
+ * <p>
+ * Input the page sends wrong (no policy, an unknown one, a blank key, a plan the policy lacks) is answered with an
+ * {@code error} member saying what to fix, not with a JSON-RPC error: Dev UI logs those at ERROR with a stack trace,
+ * which is noise for a typo. Every method answers without blocking: the Redis calls are the limiter's own, bounded by
+ * {@code quarkus.ratelimit.redis.timeout}.
+ */
+public class RateLimitJsonRpcService {
+
+    @Inject
+    DefaultRateLimiter limiter;
+
+    @Inject
+    RateLimitProducer producer;
+
+    @Inject
+    RateLimitRuntimeConfig config;
+
+    @Inject
+    DecisionTally tally;
+
+    /**
+     * The backend deciding and why, the Redis it uses and whether it answers now, the circuit breaker's state, and
+     * whether the failure modes are answering now (and which one each policy has).
+     */
+    @NonBlocking
+    public Uni<Map<String, Object>> status() {
+        Map<String, Object> status = new LinkedHashMap<>();
+        BackendChoice choice = producer.backendChoice();
+        status.put("backend", limiter.backend().name());
+        status.put("reason", reason(choice));
+        status.put("failureModes", failureModes());
+        if (!"redis".equals(limiter.backend().name())) {
+            status.put("circuitBreaker", "none (in-process backend)");
+            status.put("failureModeAnswering", false);
+            status.put("failureModeReason", "Decisions are made in process: there is no Redis to fail.");
+            return Uni.createFrom().item(status);
+        }
+        CircuitBreaker breaker = limiter.circuitBreaker();
+        CircuitBreaker.State state = breaker == null ? null : breaker.state();
+        status.put("circuitBreaker", state == null ? "disabled" : state.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        status.put("redis", redisAddress());
+        Duration timeout = config.redis().timeout();
+        long start = System.nanoTime();
+        return limiter.backend().ping().ifNoItem().after(timeout).fail()
+                .map(ok -> {
+                    status.put("redisReachable", true);
+                    status.put("redisPingMs", (System.nanoTime() - start) / 1_000_000);
+                    return (Throwable) null;
+                })
+                .onFailure().recoverWithItem(failure -> {
+                    status.put("redisReachable", false);
+                    status.put("redisError", String.valueOf(failure));
+                    return failure;
+                })
+                .map(failure -> {
+                    answering(status, state, failure != null, timeout);
+                    return status;
+                });
+    }
+
+    private static void answering(Map<String, Object> status, CircuitBreaker.State breaker, boolean unreachable,
+            Duration timeout) {
+        if (breaker == CircuitBreaker.State.OPEN || breaker == CircuitBreaker.State.HALF_OPEN) {
+            status.put("failureModeAnswering", true);
+            status.put("failureModeReason", "The circuit breaker is " + (breaker == CircuitBreaker.State.OPEN
+                    ? "open: no call goes to Redis until the next probe"
+                    : "half-open: one probe call is testing Redis")
+                    + "; each request is decided by its policy's failure mode meanwhile.");
+        } else if (unreachable) {
+            status.put("failureModeAnswering", true);
+            status.put("failureModeReason", "Redis does not answer: each call waits up to " + timeout.toMillis()
+                    + " ms, then its policy's failure mode decides"
+                    + (breaker == null ? " (the circuit breaker is disabled)." : " (until the circuit breaker opens)."));
+        } else {
+            status.put("failureModeAnswering", false);
+            status.put("failureModeReason", "Redis answers and decides.");
+        }
+    }
+
+    /** Decisions per policy and outcome since the application (re)started, one row per policy. */
+    @NonBlocking
+    public List<Map<String, Object>> decisions() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        tally.snapshot().forEach((policy, counts) -> {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("policy", policy);
+            row.putAll(counts);
+            rows.add(row);
+        });
+        return rows;
+    }
+
+    /** The configured policies, sorted by name, each with its plans: what the page's form offers. */
+    @NonBlocking
+    public List<Map<String, Object>> policies() {
+        PolicyRegistry registry = limiter.policies();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Policy p : byName(registry).values()) {
+            String name = p.name();
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", name);
+            row.put("algorithm", p.algorithm().configName());
+            row.put("limit", p.limit());
+            row.put("windowMillis", p.window().toMillis());
+            row.put("capacity", p.capacity());
+            row.put("key", p.key());
+            row.put("plans", List.copyOf(new TreeMap<>(registry.plans(name)).keySet()));
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    /**
+     * The state of {@code policy} for {@code key} (on {@code plan}, blank or absent: the policy's own values) as it
+     * stands, charging nothing.
+     */
+    @NonBlocking
+    public Uni<Map<String, Object>> lookup(String policy, String key, String plan) {
+        String problem = KeyQuery.problem(limiter.policies(), policy, key, plan);
+        if (problem != null) {
+            return Uni.createFrom().item(Map.<String, Object> of("error", problem));
+        }
+        String onPlan = KeyQuery.plan(plan);
+        return limiter.state(policy, onPlan, key)
+                .map(d -> state(limiter.policies().get(policy, onPlan), onPlan, key, d))
+                .onFailure().recoverWithItem(RateLimitJsonRpcService::unanswered);
+    }
+
+    /**
+     * Makes {@code policy}'s {@code key} idle again (on every plan), then reads it: the answer is the key's state
+     * after the reset, with {@code reset: true}.
+     */
+    @NonBlocking
+    public Uni<Map<String, Object>> reset(String policy, String key) {
+        String problem = KeyQuery.problem(limiter.policies(), policy, key, null);
+        if (problem != null) {
+            return Uni.createFrom().item(Map.<String, Object> of("error", problem));
+        }
+        return limiter.reset(policy, key)
+                .chain(() -> limiter.state(policy, null, key))
+                .map(d -> {
+                    Map<String, Object> state = state(limiter.policies().get(policy), null, key, d);
+                    state.put("reset", true);
+                    return state;
+                })
+                .onFailure().recoverWithItem(RateLimitJsonRpcService::unanswered);
+    }
+
+    private Map<String, Object> state(Policy p, String plan, String key, PolicyDecision d) {
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("policy", p.name());
+        state.put("plan", plan == null ? "" : plan);
+        state.put("key", key);
+        state.put("backend", limiter.backend().name());
+        state.put("allowed", d.allowed());
+        state.put("remaining", d.remaining());
+        state.put("capacity", p.capacity());
+        state.put("limit", d.limit());
+        state.put("windowMillis", d.window().toMillis());
+        state.put("retryAfterMillis", d.retryAfter().toMillis());
+        state.put("resetMillis", d.reset().toMillis());
+        String note = KeyQuery.note(p.key(), key);
+        if (note != null) {
+            state.put("note", note);
+        }
+        return state;
+    }
+
+    private static Map<String, Object> unanswered(Throwable failure) {
+        return Map.of("error", "The rate-limit backend did not answer (" + failure
+                + "). Reads and resets go to the backend directly: no failure mode answers for them.");
+    }
+
+    private String reason(BackendChoice choice) {
+        if (choice == null) {
+            return "";
+        }
+        switch (choice) {
+            case LOCAL:
+                return "Configured: quarkus.ratelimit.backend=local.";
+            case LOCAL_WITHOUT_REDIS:
+                return "Dev mode without Redis: none is configured (" + producer.hostsProperty()
+                        + ") and Dev Services started none (it needs a container runtime). Set "
+                        + producer.hostsProperty() + ", or start a container runtime, to decide in Redis.";
+            default:
+                return "Configured: quarkus.ratelimit.backend=redis (the default), with a Redis from "
+                        + producer.hostsProperty() + " (set by you or by Dev Services).";
+        }
+    }
+
+    /** The Redis hosts as configured, without credentials; or the hosts provider that gives them. */
+    private String redisAddress() {
+        var cfg = ConfigProvider.getConfig();
+        String property = producer.hostsProperty();
+        return cfg.getOptionalValue(property, String.class)
+                .map(RateLimitJsonRpcService::withoutCredentials)
+                .orElseGet(() -> cfg.getOptionalValue(property.replace(".hosts", ".hosts-provider-name"), String.class)
+                        .map(name -> "from the hosts provider '" + name + "'")
+                        .orElse("(not configured)"));
+    }
+
+    /** {@code redis://user:secret@host:6379} as {@code redis://host:6379}, for each host of a list. */
+    static String withoutCredentials(String hosts) {
+        return hosts.replaceAll("//[^/,]*@", "//");
+    }
+
+    /** The failure mode of each policy, by name ({@code fail-open}, {@code fail-closed}, {@code local}). */
+    private Map<String, String> failureModes() {
+        Map<String, String> modes = new LinkedHashMap<>();
+        for (Policy p : byName(limiter.policies()).values()) {
+            modes.put(p.name(), p.onFailure().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+        return modes;
+    }
+
+    private static Map<String, Policy> byName(PolicyRegistry registry) {
+        Map<String, Policy> byName = new TreeMap<>();
+        for (Policy p : registry.all()) {
+            byName.put(p.name(), p);
+        }
+        return byName;
+    }
+}
