@@ -10,15 +10,37 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
 import dev.ratelimit.deployment.validation.BuildTimePolicies;
+import dev.ratelimit.runtime.devui.RateLimitJsonRpcService;
+import dev.ratelimit.runtime.metrics.DecisionTally;
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.deployment.IsDevelopment;
+import io.quarkus.deployment.IsLocalDevelopment;
 import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.devui.spi.JsonRPCProvidersBuildItem;
 import io.quarkus.devui.spi.page.CardPageBuildItem;
 import io.quarkus.devui.spi.page.Page;
 
 /**
- * The Dev UI card: which methods are limited by which policies, and the policies (with their plans) as configured.
+ * The Dev UI card: which methods are limited by which policies, the policies (with their plans) as configured, and a
+ * live page (backend, circuit breaker, decisions per policy, a key's state read or reset) fed by
+ * {@link RateLimitJsonRpcService}. All of it exists in dev mode only.
  */
 class RateLimitDevUIProcessor {
+
+    /** What the live page asks the running application. */
+    @BuildStep(onlyIf = IsLocalDevelopment.class)
+    JsonRPCProvidersBuildItem jsonRpcService() {
+        return new JsonRPCProvidersBuildItem(RateLimitJsonRpcService.class);
+    }
+
+    /**
+     * Counts the decisions per policy and outcome for the live page. Only in dev mode: elsewhere nothing counts them
+     * but Micrometer, when the application has it.
+     */
+    @BuildStep(onlyIf = IsLocalDevelopment.class)
+    AdditionalBeanBuildItem decisionTally() {
+        return AdditionalBeanBuildItem.unremovableOf(DecisionTally.class);
+    }
 
     @BuildStep(onlyIf = IsDevelopment.class)
     CardPageBuildItem card(List<RateLimitedMethodBuildItem> methods) {
@@ -48,6 +70,10 @@ class RateLimitDevUIProcessor {
             table.add(row);
         }
         CardPageBuildItem card = new CardPageBuildItem();
+        card.addPage(Page.webComponentPageBuilder()
+                .title("Live")
+                .icon("font-awesome-solid:heart-pulse")
+                .componentLink("qwc-ratelimit-live.js"));
         card.addBuildTimeData("limitedMethods", limited);
         card.addBuildTimeData("policies", table);
         card.addPage(Page.tableDataPageBuilder("Limited methods")
