@@ -93,12 +93,12 @@ final class RemoteDecisions {
 
         @Override
         public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
-            RemoteCall call = new RemoteCall(this, downstream);
+            // here, on the caller's thread, where the caller's span is current; before the caller can cancel
+            RemoteCall call = new RemoteCall(this, downstream, tracing.start());
             downstream.onSubscribe(call);
             if (call.finished()) {
                 return; // cancelled at once: no permit, no call
             }
-            call.trace = tracing.start(); // here, on the caller's thread, where the caller's span is current
             RateLimitDecision immediate;
             try {
                 immediate = call.start();
@@ -127,11 +127,12 @@ final class RemoteDecisions {
         private int permit;
         private long sentAt;
         /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
-        Object trace;
+        private final Object trace;
 
-        RemoteCall(RemoteDecision request, UniSubscriber<? super RateLimitDecision> downstream) {
+        RemoteCall(RemoteDecision request, UniSubscriber<? super RateLimitDecision> downstream, Object trace) {
             this.request = request;
             this.downstream = downstream;
+            this.trace = trace;
         }
 
         /** Answers at once (deny cache, open breaker) or calls the backend and returns null. */
@@ -187,7 +188,7 @@ final class RemoteDecisions {
             if (claim()) {
                 cancelUpstream();
                 freeUnanswered();
-                downstream.onItem(decide(null, new TimeoutException("no reply from the rate-limit backend within " + timeout)));
+                answer(null, new TimeoutException("no reply from the rate-limit backend within " + timeout));
             }
         }
 
@@ -221,6 +222,11 @@ final class RemoteDecisions {
             if (!claim()) {
                 return; // timed out or cancelled: freeUnanswered() saw to any slots
             }
+            answer(reply, error);
+        }
+
+        /** Answers the caller, once the call is claimed: the decision, or the failure to make one. */
+        private void answer(BackendReply reply, Throwable error) {
             RateLimitDecision d;
             try {
                 d = decide(reply, error);
