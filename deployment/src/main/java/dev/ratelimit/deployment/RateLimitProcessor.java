@@ -111,9 +111,10 @@ class RateLimitProcessor {
 
     /** Checks annotations and policies; every problem is reported at once, each naming what to fix. */
     @BuildStep
-    void validate(ValidationPhaseBuildItem validationPhase, List<RateLimitedMethodBuildItem> methods,
-            BuildProducer<ValidationErrorBuildItem> errors) {
-        List<Throwable> problems = RateLimitValidator.validate(methods, new BuildTimePolicies(ConfigProvider.getConfig()));
+    void validate(ValidationPhaseBuildItem validationPhase, CombinedIndexBuildItem index,
+            List<RateLimitedMethodBuildItem> methods, BuildProducer<ValidationErrorBuildItem> errors) {
+        List<Throwable> problems = RateLimitValidator.validate(methods, new BuildTimePolicies(ConfigProvider.getConfig()),
+                index.getIndex());
         if (!problems.isEmpty()) {
             errors.produce(new ValidationErrorBuildItem(problems));
         }

@@ -17,7 +17,8 @@ public enum BackendChoice {
     /** In process, because dev or test mode found no Redis. */
     LOCAL_WITHOUT_REDIS;
 
-    public static BackendChoice of(RateLimitRuntimeConfig.Backend configured, LaunchMode mode, boolean redisConfigured) {
+    public static BackendChoice of(RateLimitRuntimeConfig.Backend configured, LaunchMode mode,
+            boolean redisConfigured) {
         if (configured == RateLimitRuntimeConfig.Backend.LOCAL) {
             return LOCAL;
         }
@@ -30,8 +31,8 @@ public enum BackendChoice {
     /** What the application logs, once, when it decides in process for want of a Redis. */
     public static String withoutRedisMessage(LaunchMode mode, String hostsProperty) {
         String session = mode == LaunchMode.TEST ? "this test run" : "this dev-mode session";
-        return "No Redis configured (" + hostsProperty + ") and none from Dev Services (it needs a container runtime)"
-                + ": rate limits are decided in process for " + session + ". Set " + hostsProperty
+        return "No Redis configured (" + hostsProperty + ") and none from Dev Services (turned off, or no container "
+                + "runtime): rate limits are decided in process for " + session + ". Set " + hostsProperty
                 + ", or start a container runtime, to share limits between instances.";
     }
 }

@@ -105,9 +105,11 @@ end
 -- does not move while the previous window still counts (the wait is for its share to fall by one);
 -- without a previous count it is the wait for the current count c to fall below c / (c - 1) of a
 -- window, c being the count a call left, so each call of a burst gets its own.
-LINEAR[A['sliding-window-counter']] = function(key, limit, window, remaining)
-  local _, prev = window_parse(kv_get(key))
-  if prev > 0 then return nil end
-  local c = limit - remaining
-  return ms((floor(now / window) + 1) * window - now + window - counter_floor(c - 1, window, c))
+if batching then
+  LINEAR[A['sliding-window-counter']] = function(key, limit, window, remaining)
+    local _, prev = window_parse(kv_get(key))
+    if prev > 0 then return nil end
+    local c = limit - remaining
+    return ms((floor(now / window) + 1) * window - now + window - counter_floor(c - 1, window, c))
+  end
 end

@@ -13,7 +13,6 @@ import dev.ratelimit.deployment.validation.BuildTimePolicies;
 import dev.ratelimit.runtime.devui.RateLimitJsonRpcService;
 import dev.ratelimit.runtime.metrics.DecisionTally;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
-import io.quarkus.deployment.IsDevelopment;
 import io.quarkus.deployment.IsLocalDevelopment;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.devui.spi.JsonRPCProvidersBuildItem;
@@ -42,7 +41,8 @@ class RateLimitDevUIProcessor {
         return AdditionalBeanBuildItem.unremovableOf(DecisionTally.class);
     }
 
-    @BuildStep(onlyIf = IsDevelopment.class)
+    // local dev mode, as the live page's service: the Dev UI is served there only
+    @BuildStep(onlyIf = IsLocalDevelopment.class)
     CardPageBuildItem card(List<RateLimitedMethodBuildItem> methods) {
         List<Map<String, String>> limited = new ArrayList<>();
         for (RateLimitedMethodBuildItem m : methods) {

@@ -2,12 +2,15 @@ package dev.ratelimit.deployment.validation;
 
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 
 import org.jboss.jandex.AnnotationInstance;
-import org.jboss.jandex.AnnotationTarget;
+import org.jboss.jandex.ClassInfo;
+import org.jboss.jandex.DotName;
+import org.jboss.jandex.IndexView;
 import org.jboss.jandex.MethodInfo;
 import org.jboss.jandex.Type;
 
@@ -30,33 +33,47 @@ public final class RateLimitValidator {
      */
     private static final Set<String> UNDECIDABLE_RETURNS = Set.of(
             "java.util.concurrent.Future",
+            "java.util.concurrent.ScheduledFuture",
+            "java.util.concurrent.RunnableFuture",
+            "java.util.concurrent.FutureTask",
+            "java.util.concurrent.ForkJoinTask",
             "java.util.concurrent.Flow$Publisher",
+            "java.util.concurrent.SubmissionPublisher",
             "org.reactivestreams.Publisher",
+            "io.vertx.core.Future",
             "kotlinx.coroutines.flow.Flow",
+            "kotlinx.coroutines.flow.StateFlow",
+            "kotlinx.coroutines.flow.SharedFlow",
+            "kotlinx.coroutines.channels.ReceiveChannel",
             "kotlinx.coroutines.Deferred",
             "io.reactivex.rxjava3.core.Flowable",
             "io.reactivex.rxjava3.core.Observable",
             "io.reactivex.rxjava3.core.Single",
             "io.reactivex.rxjava3.core.Maybe",
             "io.reactivex.rxjava3.core.Completable",
+            "io.reactivex.Flowable",
+            "io.reactivex.Observable",
+            "io.reactivex.Single",
+            "io.reactivex.Maybe",
+            "io.reactivex.Completable",
             "reactor.core.publisher.Flux",
-            "reactor.core.publisher.Mono");
+            "reactor.core.publisher.Mono",
+            "reactor.core.publisher.ParallelFlux");
 
     /** JAX-RS annotations that make a method a resource method (or locator): the filter decides those. */
     private static final Set<String> JAX_RS_METHOD = Set.of("jakarta.ws.rs.GET", "jakarta.ws.rs.POST",
             "jakarta.ws.rs.PUT", "jakarta.ws.rs.DELETE", "jakarta.ws.rs.PATCH", "jakarta.ws.rs.HEAD",
             "jakarta.ws.rs.OPTIONS", "jakarta.ws.rs.Path");
 
+    private static final DotName HTTP_METHOD = DotName.createSimple("jakarta.ws.rs.HttpMethod");
+
     /**
      * What the interceptor could only decide by blocking, named for the message, or null. A JAX-RS resource method is
      * decided by the filter, without blocking, whatever it returns.
      */
-    private static String undecidableReturn(MethodInfo m) {
-        for (AnnotationInstance a : m.annotations()) {
-            if (a.target() != null && a.target().kind() == AnnotationTarget.Kind.METHOD
-                    && JAX_RS_METHOD.contains(a.name().toString())) {
-                return null;
-            }
+    private static String undecidableReturn(MethodInfo m, IndexView index) {
+        if (isResourceMethod(m, m.declaringClass(), index, new HashSet<>())) {
+            return null;
         }
         List<Type> params = m.parameterTypes();
         if (!params.isEmpty() && params.get(params.size() - 1).name().toString().equals("kotlin.coroutines.Continuation")) {
@@ -66,7 +83,39 @@ public final class RateLimitValidator {
         return UNDECIDABLE_RETURNS.contains(type) ? "a method returning " + type.replace('$', '.') : null;
     }
 
-    public static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies) {
+    /**
+     * Whether {@code m}, or the method it implements or overrides in {@code c}'s superclasses and interfaces, carries a
+     * JAX-RS method designator or {@code @Path} (JAX-RS inherits them when the implementing method declares none).
+     */
+    private static boolean isResourceMethod(MethodInfo m, ClassInfo c, IndexView index, Set<DotName> seen) {
+        if (c == null || !seen.add(c.name())) {
+            return false;
+        }
+        MethodInfo same = c.method(m.name(), m.parameterTypes());
+        if (same != null) {
+            for (AnnotationInstance a : same.declaredAnnotations()) {
+                if (JAX_RS_METHOD.contains(a.name().toString())) {
+                    return true;
+                }
+                ClassInfo annotation = index.getClassByName(a.name());
+                if (annotation != null && annotation.hasDeclaredAnnotation(HTTP_METHOD)) {
+                    return true; // a custom verb
+                }
+            }
+        }
+        if (c.superName() != null && isResourceMethod(m, index.getClassByName(c.superName()), index, seen)) {
+            return true;
+        }
+        for (DotName i : c.interfaceNames()) {
+            if (isResourceMethod(m, index.getClassByName(i), index, seen)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies,
+            IndexView index) {
         List<Throwable> errors = new ArrayList<>();
         policies.validate(errors);
         for (RateLimitedMethodBuildItem item : methods) {
@@ -83,7 +132,7 @@ public final class RateLimitValidator {
                         "@RateLimit cannot apply to a static method: interceptors only see instance methods of beans "
                                 + where));
             }
-            String undecidable = undecidableReturn(m);
+            String undecidable = undecidableReturn(m, index);
             if (undecidable != null) {
                 errors.add(new RateLimitValidationException.AsynchronousReturnTypeException("@RateLimit cannot decide "
                         + undecidable + " without blocking the thread that calls it: return Uni, Multi or "

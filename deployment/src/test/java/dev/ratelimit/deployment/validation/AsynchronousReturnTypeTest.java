@@ -30,28 +30,30 @@ import kotlin.coroutines.Continuation;
  * A limited bean method returning an asynchronous type the interceptor does not handle ({@code Flow.Publisher},
  * {@code Future}) or a Kotlin {@code suspend} function (its compiled shape: a last parameter of type
  * {@code Continuation}) fails the build, naming the method: deciding it would block its caller, often an event loop.
- * {@code Uni}, {@code Multi}, {@code CompletionStage} and plain types build, and so does a JAX-RS resource method
- * returning a publisher (the filter decides it without blocking).
+ * A Vert.x {@code Future} too. {@code Uni}, {@code Multi}, {@code CompletionStage} and plain types build, and so do
+ * JAX-RS resource methods returning a publisher or suspending, annotated themselves or through their interface (the
+ * filter decides them without blocking).
  */
 class AsynchronousReturnTypeTest {
 
     @RegisterExtension
     static final QuarkusUnitTest TEST = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Service.class, Resource.class))
+            .withApplicationRoot(jar -> jar.addClasses(Service.class, Resource.class, FeedApi.class, FeedApiImpl.class))
             .overrideConfigKey("quarkus.ratelimit.backend", "local")
             .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
             .overrideConfigKey("quarkus.ratelimit.policies.feed.limit", "5")
             .overrideConfigKey("quarkus.ratelimit.policies.feed.window", "1m")
             .assertException(t -> {
-                List<RateLimitValidationException> problems = new ArrayList<>(problems(t, 3));
+                List<RateLimitValidationException> problems = new ArrayList<>(problems(t, 4));
                 problems.sort(Comparator.comparing(Throwable::getMessage));
                 problems.forEach(p -> assertInstanceOf(RateLimitValidationException.AsynchronousReturnTypeException.class, p));
                 assertNames(problems.get(0), Service.class.getName(), "fetch", "feed", "a Kotlin suspend function",
                         "return Uni, Multi or CompletionStage");
-                assertNames(problems.get(1), Service.class.getName(), "stream", "feed",
+                assertNames(problems.get(1), Service.class.getName(), "vertx", "feed", "io.vertx.core.Future");
+                assertNames(problems.get(2), Service.class.getName(), "stream", "feed",
                         "java.util.concurrent.Flow.Publisher");
-                assertNames(problems.get(2), Service.class.getName(), "later", "feed", "java.util.concurrent.Future");
-                assertEquals(3, problems.size());
+                assertNames(problems.get(3), Service.class.getName(), "later", "feed", "java.util.concurrent.Future");
+                assertEquals(4, problems.size());
             });
 
     @ApplicationScoped
@@ -69,6 +71,11 @@ class AsynchronousReturnTypeTest {
         @RateLimit("feed")
         public Object fetch(String id, Continuation<? super String> continuation) {
             return id;
+        }
+
+        @RateLimit("feed")
+        public io.vertx.core.Future<String> vertx() {
+            return io.vertx.core.Future.succeededFuture("a");
         }
 
         @RateLimit("feed")
@@ -98,6 +105,31 @@ class AsynchronousReturnTypeTest {
         @RateLimit("feed")
         public Flow.Publisher<String> feed() {
             return Multi.createFrom().item("a");
+        }
+    }
+
+    /** A resource whose JAX-RS annotations are on its interface, as generated API interfaces have them. */
+    @Path("/api-feed")
+    public interface FeedApi {
+        @GET
+        Flow.Publisher<String> feed();
+
+        @GET
+        @Path("/item")
+        Object item(String id, Continuation<? super String> continuation);
+    }
+
+    public static class FeedApiImpl implements FeedApi {
+        @Override
+        @RateLimit("feed")
+        public Flow.Publisher<String> feed() {
+            return Multi.createFrom().item("a");
+        }
+
+        @Override
+        @RateLimit("feed")
+        public Object item(String id, Continuation<? super String> continuation) {
+            return id;
         }
     }
 

@@ -210,7 +210,7 @@ public class RateLimitJsonRpcService {
                 return "Configured: quarkus.ratelimit.backend=local.";
             case LOCAL_WITHOUT_REDIS:
                 return "Dev mode without Redis: none is configured (" + producer.hostsProperty()
-                        + ") and Dev Services started none (it needs a container runtime). Set "
+                        + ") and Dev Services started none (turned off, or no container runtime). Set "
                         + producer.hostsProperty() + ", or start a container runtime, to decide in Redis.";
             default:
                 return "Configured: quarkus.ratelimit.backend=redis (the default), with a Redis from "
