@@ -13,7 +13,8 @@ import org.jboss.logging.Logger;
  * Ends the backend calls that outlive the timeout. Every call gets the same timeout, so calls expire in
  * the order they started: one queue in start order and one sweep per tick replace a timer per call
  * (scheduling and cancelling a timer on every decision was a tenth of the limiter's CPU under load).
- * A call expires between {@code timeout} and {@code timeout + tick} after it started.
+ * A call expires between {@code timeout} and {@code timeout + tick} after it started, one tick later when the process
+ * stood still meanwhile (see {@link #PAUSE_NANOS}).
  */
 public final class CallTimeouts {
 
@@ -30,7 +31,17 @@ public final class CallTimeouts {
         protected abstract void expire();
     }
 
+    /**
+     * A sweep running this much later than it was due (beyond twice the tick) means the whole process stood still: a
+     * long GC pause, CPU throttling. The replies of the calls it would expire may then be waiting, unread, on their
+     * connections; expiring them would answer from the failure mode what Redis answered in time, and open the
+     * circuit breaker on a healthy Redis.
+     */
+    private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private final ConcurrentLinkedQueue<Watched> started = new ConcurrentLinkedQueue<>();
+    /** Whether the last sweep found the process had stood still and expired nothing (guarded by {@code started}). */
+    private boolean pausedBefore;
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final long timeoutNanos;
     private final long tickNanos;
@@ -82,6 +93,13 @@ public final class CallTimeouts {
             long now = System.nanoTime();
             // a late sweep and the one scheduled in its place (see watch) take turns
             synchronized (started) {
+                if (now - sweepDue > Math.max(PAUSE_NANOS, 2 * tickNanos) && !pausedBefore) {
+                    // the process stood still: let the event loops read what arrived meanwhile, and expire what is
+                    // still unanswered one tick later
+                    pausedBefore = true;
+                    return;
+                }
+                pausedBefore = false;
                 Watched head;
                 while ((head = started.peek()) != null) {
                     boolean finished = head.finished();

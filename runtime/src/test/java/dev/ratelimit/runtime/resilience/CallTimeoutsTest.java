@@ -18,8 +18,9 @@ import dev.ratelimit.runtime.resilience.CallTimeouts;
 
 /**
  * The shared timeout sweep ends every overdue call, whatever happens to one of them: a call whose expiry throws does
- * not stop the others or the later ones, finished calls are never expired, and a sweep that never ran (its executor
- * dropped it) is replaced by the next call.
+ * not stop the others or the later ones, finished calls are never expired, a sweep that runs late after the process
+ * stood still lets the replies that arrived meanwhile be read first, and a sweep that never ran (its executor dropped
+ * it) is replaced by the next call.
  */
 class CallTimeoutsTest {
 
@@ -81,6 +82,41 @@ class CallTimeoutsTest {
         Thread.sleep(200);
         assertEquals(0, answered.expiries.get(), "an answered call is never expired");
         assertEquals(1, overdue.expiries.get(), "expired once");
+    }
+
+    /**
+     * The process stands still (a GC pause, CPU throttling) past a call's timeout while its reply arrives: the sweep
+     * that runs late expires nothing, the event loop reads the reply (here: right after that sweep), and only what is
+     * still unanswered a tick later expires.
+     */
+    @Test
+    void aSweepRunningLateAfterAPauseLetsTheRepliesBeReadFirst() throws Exception {
+        Call answeredDuringThePause = new Call(false);
+        Call unanswered = new Call(false);
+        AtomicInteger sweeps = new AtomicInteger();
+        ScheduledThreadPoolExecutor pausing = new ScheduledThreadPoolExecutor(1) {
+            @Override
+            public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+                if (sweeps.getAndIncrement() == 0) {
+                    // the first sweep runs 400 ms late, then the reply waiting all along is read
+                    return super.schedule(() -> {
+                        command.run();
+                        answeredDuringThePause.finished.set(true);
+                    }, unit.toMillis(delay) + 400, TimeUnit.MILLISECONDS);
+                }
+                return super.schedule(command, delay, unit);
+            }
+        };
+        try {
+            CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(100), pausing);
+            timeouts.watch(answeredDuringThePause);
+            timeouts.watch(unanswered);
+            assertTrue(unanswered.expired.await(3, TimeUnit.SECONDS), "what Redis did not answer still expires");
+            Thread.sleep(100);
+            assertEquals(0, answeredDuringThePause.expiries.get(), "a call answered during the pause is not expired");
+        } finally {
+            pausing.shutdownNow();
+        }
     }
 
     @Test
