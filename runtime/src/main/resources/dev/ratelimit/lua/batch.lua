@@ -4,12 +4,16 @@
 -- policy's five fixed values (algorithm, limit, window, burst, shadow) once; then, per call, its
 -- number of policies, its time and mode, and per policy the index of the policy (from 1) and the
 -- cost. The keys are the calls' keys, in the same order.
--- When every call of the run has one policy, one time and is charged (no lease), the calls after
--- the policies are 'S' followed by that time ('S' alone: Redis TIME, as the extension sends it),
--- then one value per call: the policy's index plus the number of policies times (cost - 1). Redis turns every argument into a Lua string before the script runs:
--- one argument per call instead of five is about 0.3 us less per decision.
--- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies;
--- a call that failed has an error in its first place and zeros after it.
+-- When every call of the run has one policy, one time and is charged (no lease), the run is compact:
+-- after the policies comes 'S' followed by that time ('S' alone: Redis TIME, as the extension sends
+-- it), then one value per entry: the policy's index plus the number of policies times (cost - 1).
+-- Redis turns every argument into a Lua string before the script runs: one argument per call instead
+-- of five is about 0.3 us less per decision. An entry is one call, or several identical consecutive
+-- calls sent once (see decide_same); ARGV[1] and the keys then count entries, and after the values
+-- come pairs (entry, number of calls) for the entries standing for more than one.
+-- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies (per
+-- entry of several calls, the form decide_same describes); a call that failed has an error in its
+-- first place and zeros after it.
 local policies = {}
 local a = 2
 for i = 1, tonumber(ARGV[2]) do
@@ -34,73 +38,91 @@ local function failed(ok, err, o, n)
   end
 end
 
--- Decides `n` identical calls of a compact run (one key, policy and cost, one instant), writing their
--- replies from out[o + 1]. A denial changes nothing, so the calls after a denied one are denied alike;
--- with a linear algorithm (see LINEAR in the prelude) the admitted ones are charged together. A burst
--- on a hot key (dozens of calls per run) costs 2 or 3 decisions instead of one per call.
+-- Decides the `n` identical calls (n > 1) of one entry of a compact run (one key, policy and cost, one
+-- instant: a burst on a hot key, which the client sends once) and writes their reply from out[o + 1];
+-- returns where it ends. A denial changes nothing, so the calls after a denied one are denied alike; the
+-- admissions of a compact algorithm being linear (see LINEAR in the prelude), those that fit are charged
+-- in one decision. A burst costs 2 or 3 decisions and a reply of 7 to 12 + n integers, not 5 per call:
+--   m, the number of calls admitted (the first m);
+--   the first call's five integers;
+--   d, then d resets: 0 when every admitted call's reset is the first's, else m - 1, those of calls 2..m;
+--   when 0 < m < n, the five integers of the calls denied after them.
+-- Admitted call j (from 0) reports the first's remaining less j times the cost. An error replaces the whole
+-- reply of the entry (its calls all fail, as each would alone).
+local spare = {}
 local function decide_same(key, p, cost, n, o)
   local linear = LINEAR[A[p[1]]]
-  local last = o + 5 * (n - 1)
-  while o <= last do
-    local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o)
-    if not ok or err then
-      failed(ok, err, o, 1)
-    elseif out[o + 2] ~= 1 then
-      for q = o + 5, last, 5 do
-        out[q + 1], out[q + 2], out[q + 3], out[q + 4], out[q + 5] = out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5]
-      end
-      return
-    elseif linear then
-      -- each admission leaves `cost` units fewer and the same reset: charge what fits at once
-      local left = out[o + 3]
-      local more = floor(left / cost)
-      if more > (last - o) / 5 then more = (last - o) / 5 end
-      if more > 0 then
-        local q = o + 5 * more
-        ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost * more, false, false, out, q)
-        if not ok or err or out[q + 2] ~= 1 then
-          -- cannot happen with a linear algorithm: fail these calls rather than guess their replies
-          err = err or redis.error_reply('ERR rate-limit burst not admitted')
-          for f = o + 5, q, 5 do failed(false, err, f, 1) end
-        else
-          local all, reset = out[o + 1], out[o + 5]
-          local reset_of = linear ~= true and linear
-          for f = o + 5, q, 5 do
-            left = left - cost
-            out[f + 1], out[f + 2], out[f + 3], out[f + 4], out[f + 5] = all, 1, left, 0,
-              reset_of and reset_of(key, p[2], p[3], left) or reset
-          end
-        end
-        o = q
+  if not linear then
+    out[o + 1] = redis.error_reply('ERR rate-limit algorithm ' .. tostring(p[1]) .. ' cannot decide repeated calls')
+    return o + 1
+  end
+  local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o + 1)
+  if not ok or err then
+    failed(ok, err, o, 0)
+    return o + 1
+  end
+  if out[o + 3] ~= 1 then
+    out[o + 1], out[o + 7] = 0, 0
+    return o + 7
+  end
+  local m, d = 1, 0
+  local left = out[o + 4]
+  local more = floor(left / cost)
+  if more > n - 1 then more = n - 1 end
+  if more > 0 then
+    ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost * more, false, false, spare, 0)
+    if not ok or err or spare[2] ~= 1 then
+      -- cannot happen with a linear algorithm: fail these calls rather than guess their replies
+      failed(false, err or redis.error_reply('ERR rate-limit burst not admitted'), o, 0)
+      return o + 1
+    end
+    m = m + more
+    if linear ~= true then
+      d = more
+      for j = 1, more do
+        left = left - cost
+        out[o + 7 + j] = linear(key, p[2], p[3], left) or out[o + 6]
       end
     end
-    o = o + 5
   end
+  out[o + 1], out[o + 7] = m, d
+  local e = o + 7 + d
+  if m == n then return e end
+  ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, e)
+  if not ok or err or out[e + 2] == 1 then
+    failed(false, err or redis.error_reply('ERR rate-limit burst admitted past its remaining'), o, 0)
+    return o + 1
+  end
+  return e + 5
 end
 
 local compact = ARGV[a + 1]
 if sub(compact, 1, 1) == 'S' then
   set_clock(sub(compact, 2))
   local np = #policies
-  local c = 1
-  while c <= calls do
-    local key, arg = KEYS[c], ARGV[a + 1 + c]
-    local n = 1
-    while c + n <= calls and KEYS[c + n] == key and ARGV[a + 1 + c + n] == arg do n = n + 1 end
-    local v = tonumber(arg) - 1
+  -- entries standing for several identical calls: pairs (entry, number of calls) after the entries' values
+  local repeats = {}
+  for r = a + 2 + calls, #ARGV, 2 do
+    repeats[tonumber(ARGV[r])] = tonumber(ARGV[r + 1])
+  end
+  for c = 1, calls do
+    local key = KEYS[c]
+    local v = tonumber(ARGV[a + 1 + c]) - 1
     local i = v % np
     local p = policies[i + 1]
     local cost = (v - i) / np + 1
-    if n == 1 then
+    local n = repeats[c]
+    if n then
+      o = decide_same(key, p, cost, n, o)
+    else
       local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o)
       if not ok or err then failed(ok, err, o, 1) end
-    else
-      decide_same(key, p, cost, n, o)
+      o = o + 5
     end
-    o = o + 5 * n
-    c = c + n
   end
   kv_flush()
+  -- an entry that failed leaves what its decisions wrote after its error: not part of the reply
+  for i = #out, o + 1, -1 do out[i] = nil end
   return out
 end
 

@@ -295,6 +295,77 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * The client sends identical consecutive calls of a compact run once, and Redis replies once for them: a burst of
+     * 40 calls on one key in one run moves less than a quarter of the bytes, each way, of 40 calls on 40 keys of the
+     * same length. Bursts between other calls, and a burst crossing from admitted to denied, still get the replies of
+     * the calls one by one.
+     */
+    @Test
+    void aBurstIsSentOnceAndRepliedOnce() throws Exception {
+        long now = Engine.BASE + 31 * Engine.S;
+        Policy p = Engine.policy("burst-bytes", Algorithm.TOKEN_BUCKET, 1000, MINUTE, 1000);
+        List<Call> burst = new ArrayList<>();
+        List<Call> spread = new ArrayList<>();
+        burst.add(Call.of(p, "first", 1)); // goes alone: nothing in flight yet
+        spread.add(Call.of(p, "first", 1));
+        for (int i = 0; i < 40; i++) {
+            burst.add(Call.of(p, "hot-00", 1));
+            spread.add(Call.of(p, "key-" + (i < 10 ? "0" : "") + i, 1));
+        }
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+            playBatched(batched, burst, now, Engine.newIdentity()); // connects, loads the scripts
+            long[] first = netBytes(admin);
+            long[] before = netBytes(admin); // what asking costs: INFO's own bytes
+            playBatched(batched, burst, now, Engine.newIdentity());
+            long[] afterBurst = netBytes(admin);
+            playBatched(batched, spread, now, Engine.newIdentity());
+            long[] afterSpread = netBytes(admin);
+            for (int way = 0; way < 2; way++) {
+                long asking = before[way] - first[way];
+                long burstBytes = afterBurst[way] - before[way] - asking;
+                long spreadBytes = afterSpread[way] - afterBurst[way] - asking;
+                assertTrue(burstBytes * 4 < spreadBytes, (way == 0 ? "sent" : "replied") + ": " + burstBytes
+                        + " bytes for the burst, " + spreadBytes + " for as many calls on as many keys");
+            }
+        } finally {
+            client.close();
+        }
+        Policy fixed = Engine.policy("burst-mixed", Algorithm.FIXED_WINDOW, 5, MINUTE, 5);
+        Policy counter = Engine.policy("burst-counter", Algorithm.SLIDING_WINDOW_COUNTER, 4, MINUTE, 4);
+        List<Call> mixed = new ArrayList<>();
+        mixed.add(Call.of(fixed, "m", 1));
+        for (int i = 0; i < 3; i++) {
+            mixed.add(Call.of(fixed, "m", 2)); // 2 + 2 admitted, then denied: m = 2 of 3 after the lone call
+        }
+        mixed.add(Call.of(counter, "c", 1));
+        for (int i = 0; i < 6; i++) {
+            mixed.add(Call.of(counter, "c", 1)); // each admitted call's reset its own, then two denials
+        }
+        mixed.add(Call.of(fixed, "m", 2)); // the same call as before, not next to it: an entry of its own
+        mixed.add(Call.of(fixed, "other", 5));
+        mixed.add(Call.of(fixed, "other", 5)); // denied from the start: m = 0
+        List<long[]> replies = assertBatchMatchesOneByOne(mixed, now);
+        assertEquals(List.of(1L, 1L, 1L, 0L, 1L, 1L, 1L, 1L, 0L, 0L, 0L, 0L, 1L, 0L),
+                replies.stream().map(r -> r[0]).toList(), "the scenario admits and denies as its comments say");
+    }
+
+    /** Bytes Redis has read from and written to its clients so far. */
+    private static long[] netBytes(RespClient admin) {
+        String info = admin.callString("INFO", "stats");
+        long[] bytes = new long[2];
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("total_net_input_bytes:")) {
+                bytes[0] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            } else if (line.startsWith("total_net_output_bytes:")) {
+                bytes[1] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return bytes;
+    }
+
+    /**
      * In a batch, a key is read once and written once, whatever the number of decisions on it: 16 decisions on one
      * hot key (the first alone, 15 in one run) cost Redis two reads and two writes (GET and SET; for the sliding log,
      * two trims and two size reads, one read of the oldest entry, and three ZADDs and PEXPIREs: the run's first entry

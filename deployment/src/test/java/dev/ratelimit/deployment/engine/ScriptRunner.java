@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
 import dev.ratelimit.deployment.lua.ComposedScripts;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.RepeatedCalls;
 import dev.ratelimit.test.redis.RespClient;
 
 /**
@@ -126,27 +127,48 @@ final class ScriptRunner implements AutoCloseable {
     /** Batch runs sent in the compact form (see {@link #batch}). */
     static final AtomicLong COMPACT_RUNS = new AtomicLong();
 
-    /** Calls of compact runs identical to the call before them (a burst on one key, decided together). */
+    /** Calls of compact runs identical to the call before them (a burst on one key, sent once and decided together). */
     static final AtomicLong REPEATED_CALLS = new AtomicLong();
 
     /**
      * Several calls in one batch run, decided one after the other; one reply per call. A run whose calls each have one
      * policy, one time and a plain charge goes in the compact form the extension sends such runs in (one argument per
-     * call), any other in the full form.
+     * call, identical consecutive calls sent once as one entry and their replies read as the extension reads them),
+     * any other in the full form.
      */
     List<long[]> batch(List<Call> calls) {
         Map<Limit, Integer> index = new LinkedHashMap<>();
-        List<String> keys = new ArrayList<>();
-        List<String> perCall = new ArrayList<>();
         for (Call c : calls) {
-            perCall.add(Integer.toString(c.limits().length));
-            perCall.add(time(c));
-            perCall.add(c.mode());
-            for (int i = 0; i < c.limits().length; i++) {
-                Integer idx = index.computeIfAbsent(c.limits()[i], l -> index.size() + 1);
-                perCall.add(idx.toString());
-                perCall.add(Long.toString(c.costs()[i]));
-                keys.add(c.keys()[i]);
+            for (Limit l : c.limits()) {
+                index.computeIfAbsent(l, x -> index.size() + 1);
+            }
+        }
+        boolean compact = compact(calls);
+        // per entry of the run, the number of calls it stands for
+        List<Integer> repeats = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            if (compact && i > 0 && same(calls.get(i - 1), calls.get(i))) {
+                repeats.set(repeats.size() - 1, repeats.get(repeats.size() - 1) + 1);
+                REPEATED_CALLS.incrementAndGet();
+            } else {
+                repeats.add(1);
+            }
+        }
+        List<String> keys = new ArrayList<>();
+        List<String> perEntry = new ArrayList<>();
+        for (int e = 0, i = 0; e < repeats.size(); i += repeats.get(e), e++) {
+            Call c = calls.get(i);
+            keys.addAll(List.of(c.keys()));
+            if (compact) {
+                perEntry.add(Long.toString(index.get(c.limits()[0]) + index.size() * (c.costs()[0] - 1)));
+                continue;
+            }
+            perEntry.add(Integer.toString(c.limits().length));
+            perEntry.add(time(c));
+            perEntry.add(c.mode());
+            for (int p = 0; p < c.limits().length; p++) {
+                perEntry.add(index.get(c.limits()[p]).toString());
+                perEntry.add(Long.toString(c.costs()[p]));
             }
         }
         List<String> args = new ArrayList<>();
@@ -154,7 +176,7 @@ final class ScriptRunner implements AutoCloseable {
         args.add(sha(LuaScriptRegistry.BATCH, calls));
         args.add(Integer.toString(keys.size()));
         args.addAll(keys);
-        args.add(Integer.toString(calls.size()));
+        args.add(Integer.toString(repeats.size()));
         args.add(Integer.toString(index.size()));
         for (Limit l : index.keySet()) {
             args.add(l.algorithm());
@@ -163,30 +185,44 @@ final class ScriptRunner implements AutoCloseable {
             args.add(Long.toString(l.burst()));
             args.add(l.shadow() ? "1" : "0");
         }
-        if (compact(calls)) {
+        if (compact) {
             COMPACT_RUNS.incrementAndGet();
             args.add("S" + time(calls.get(0)));
-            String previous = null;
-            for (Call c : calls) {
-                String arg = Long.toString(index.get(c.limits()[0]) + index.size() * (c.costs()[0] - 1));
-                if (arg.equals(previous)) {
-                    REPEATED_CALLS.incrementAndGet();
-                }
-                args.add(arg);
-                previous = arg;
+        }
+        args.addAll(perEntry);
+        for (int e = 0; e < repeats.size(); e++) {
+            if (repeats.get(e) > 1) {
+                args.add(Integer.toString(e + 1));
+                args.add(Integer.toString(repeats.get(e)));
             }
-        } else {
-            args.addAll(perCall);
         }
         List<?> reply = (List<?>) run(args);
         List<long[]> out = new ArrayList<>();
         int o = 0;
-        for (Call c : calls) {
-            int width = 1 + 4 * c.limits().length;
-            out.add(longs(reply, o, width));
-            o += width;
+        for (int e = 0, i = 0; e < repeats.size(); i += repeats.get(e), e++) {
+            Call c = calls.get(i);
+            int n = repeats.get(e);
+            if (n == 1) {
+                int width = 1 + 4 * c.limits().length;
+                out.add(longs(reply, o, width));
+                o += width;
+            } else {
+                long[][] each = new long[n][];
+                o += RepeatedCalls.read(at -> longs(reply, at, 1)[0], o, n, c.costs()[0], each);
+                out.addAll(List.of(each));
+            }
+        }
+        if (o != reply.size()) {
+            throw new IllegalStateException("a run of " + calls.size() + " calls replied " + reply.size()
+                    + " values, its calls took " + o + ": " + reply);
         }
         return out;
+    }
+
+    /** Whether two calls of a compact run are the same call (the extension then sends them once). */
+    private static boolean same(Call a, Call b) {
+        return a.limits()[0].equals(b.limits()[0]) && !a.limits()[0].algorithm().equals("concurrency")
+                && a.keys()[0].equals(b.keys()[0]) && a.costs()[0] == b.costs()[0];
     }
 
     private static boolean compact(List<Call> calls) {

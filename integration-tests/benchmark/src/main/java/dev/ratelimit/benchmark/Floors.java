@@ -4,6 +4,7 @@ import java.util.function.Function;
 
 import dev.ratelimit.runtime.redis.LuaScript;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.RepeatedCalls;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
@@ -14,7 +15,7 @@ import io.vertx.redis.client.Response;
  * <ul>
  * <li>{@value #BATCH_GET_SET}: per decision one read and one write of its key, batched as ours are (one
  * {@code TIME} per run, a key read once and written once per run however many of its calls touch it,
- * a reply of 1 + 4 integers per call);
+ * a reply of 1 + 4 integers per call, identical consecutive calls sent once and replied once as ours are);
  * <li>{@value #ONE_GET_SET}: the same work, one call per decision ({@code TIME}, {@code GET}, {@code SET … PX});
  * <li>{@value #BATCH_RETURN_ONE}: batched calls that touch no key and get one integer each: the
  * transport's own limit.
@@ -32,15 +33,12 @@ final class Floors {
     private static final String[] NO_ARGS = new String[0];
 
     /** Reads a reply as ours is read (every value, as a long), and says whether it admitted. */
-    private static final Function<Response, Boolean> ADMITTED = r -> {
-        long[] values = new long[r.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = r.get(i).toLong();
-        }
-        return values[0] == 1;
-    };
+    private static final Function<Response, Boolean> ADMITTED = r -> RepeatedCalls.values(r)[0] == 1;
 
-    /** A run of the GET/SET floor: the number of calls, the TTL, then each call's cost. */
+    /**
+     * A run of the GET/SET floor: the number of entries, the TTL, then each entry's cost; identical consecutive calls
+     * go as one entry, as ours do (see {@link RepeatedCalls}), then pairs (entry, number of calls).
+     */
     private static final LuaScriptExecutor.BatchFormat GET_SET_RUN = new LuaScriptExecutor.BatchFormat() {
         @Override
         public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
@@ -49,6 +47,26 @@ final class Floors {
             for (String[] a : args) {
                 request.arg(a[1]);
             }
+        }
+
+        @Override
+        public boolean repeatsAllowed(String[][] args, Object[] tags) {
+            return true;
+        }
+
+        @Override
+        public void writeRepeats(Request request, int[] repeats) {
+            for (int e = 0; e < repeats.length; e++) {
+                if (repeats[e] > 1) {
+                    request.arg(e + 1);
+                    request.arg(repeats[e]);
+                }
+            }
+        }
+
+        @Override
+        public int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
+            return RepeatedCalls.read(i -> run.get(i).toLong(), at, calls, Long.parseLong(args[1]), replies);
         }
     };
 

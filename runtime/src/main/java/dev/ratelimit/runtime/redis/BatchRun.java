@@ -1,5 +1,7 @@
 package dev.ratelimit.runtime.redis;
 
+import java.util.Arrays;
+
 import dev.ratelimit.runtime.redis.LuaScriptExecutor.BatchFormat;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
@@ -9,13 +11,19 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
 
-/** Calls sent as one run of their batch script, and the handler of its reply. */
+/**
+ * Calls sent as one run of their batch script, and the handler of its reply. When the format allows it, consecutive
+ * identical calls (a burst on a hot key) go as one entry, their key and arguments sent once and their replies read
+ * from one reply of the entry.
+ */
 final class BatchRun implements Handler<AsyncResult<Response>> {
     final ScriptChannel channel;
     final PendingCall<?>[] calls;
     final Object[] tags;
     /** Chosen by the format when the run is first laid out. */
     LuaScript script;
+    /** Per entry, the number of calls it stands for, when some stand for several; else null. Set with the script. */
+    int[] repeats;
     boolean evalSent;
 
     BatchRun(ScriptChannel channel, PendingCall<?>[] calls) {
@@ -29,30 +37,88 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
 
     /** The run as a command: {@code EVALSHA} with the script's SHA, or {@code EVAL} with its body. */
     Request request(Command command) {
+        BatchFormat format = calls[0].call.format;
         if (script == null) {
-            ScriptCall<?> first = calls[0].call;
-            script = first.format.script(first.batch, tags);
+            script = format.script(calls[0].call.batch, tags);
+            repeats = repeats(format);
         }
         String scriptOrSha = command == Command.EVAL ? script.body() : script.sha();
+        int entries = repeats == null ? calls.length : repeats.length;
+        ScriptCall<?>[] sent = new ScriptCall<?>[entries];
         int keyCount = 0;
-        for (PendingCall<?> p : calls) {
-            keyCount += p.call.keys.length;
+        for (int e = 0, i = 0; e < entries; i += repeats == null ? 1 : repeats[e], e++) {
+            sent[e] = calls[i].call;
+            keyCount += sent[e].keys.length;
         }
         Request r = Request.cmd(command).arg(scriptOrSha).arg(keyCount);
-        for (PendingCall<?> p : calls) {
-            for (String k : p.call.keys) {
+        for (ScriptCall<?> c : sent) {
+            for (String k : c.keys) {
                 r.arg(k);
             }
         }
-        int[] keyCounts = new int[calls.length];
+        int[] keyCounts = new int[entries];
+        String[][] args = new String[entries][];
+        Object[] entryTags = repeats == null ? tags : new Object[entries];
+        for (int e = 0; e < entries; e++) {
+            keyCounts[e] = sent[e].keys.length;
+            args[e] = sent[e].args;
+            entryTags[e] = sent[e].tag;
+        }
+        format.write(r, keyCounts, args, entryTags);
+        if (repeats != null) {
+            format.writeRepeats(r, repeats);
+        }
+        return r;
+    }
+
+    /** The entries of this run, when the format lets identical consecutive calls go as one and some do. */
+    private int[] repeats(BatchFormat format) {
         String[][] args = new String[calls.length][];
         for (int i = 0; i < calls.length; i++) {
-            ScriptCall<?> c = calls[i].call;
-            keyCounts[i] = c.keys.length;
-            args[i] = c.args;
+            args[i] = calls[i].call.args;
         }
-        calls[0].call.format.write(r, keyCounts, args, tags);
+        if (calls.length < 2 || !format.repeatsAllowed(args, tags)) {
+            return null;
+        }
+        int entries = 1;
+        for (int i = 1; i < calls.length; i++) {
+            if (!same(calls[i - 1].call, calls[i].call)) {
+                entries++;
+            }
+        }
+        if (entries == calls.length) {
+            return null;
+        }
+        int[] r = new int[entries];
+        int e = 0;
+        r[0] = 1;
+        for (int i = 1; i < calls.length; i++) {
+            if (!same(calls[i - 1].call, calls[i].call)) {
+                e++;
+            }
+            r[e]++;
+        }
         return r;
+    }
+
+    /** The same call: equal keys and arguments, and tags that are one object or arrays of the same objects. */
+    private static boolean same(ScriptCall<?> a, ScriptCall<?> b) {
+        return sameTag(a.tag, b.tag) && Arrays.equals(a.keys, b.keys) && Arrays.equals(a.args, b.args);
+    }
+
+    private static boolean sameTag(Object a, Object b) {
+        if (a == b) {
+            return true;
+        }
+        if (!(a instanceof Object[] x) || !(b instanceof Object[] y) || x.length != y.length) {
+            return false;
+        }
+        for (int i = 0; i < x.length; i++) {
+            if (x[i] != y[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -70,35 +136,11 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             channel.answering = true;
             try {
                 int at = 0;
-                for (int i = 0; i < calls.length; i++) {
-                    ScriptCall<?> c = calls[i].call;
-                    int width = 0;
-                    try {
-                        width = format.replyWidth(c.keys.length, c.tag);
-                        if (width < 1 || at + width > replies.size()) {
-                            calls[i].fail(new IllegalStateException("Script " + script.name() + " replied "
-                                    + replies.size() + " values for a run of " + calls.length
-                                    + " calls; this call's share starts at " + at + " and takes " + width));
-                        } else {
-                            Response first = replies.get(at);
-                            if (first != null && first.type() == ResponseType.ERROR) {
-                                // this call failed in Redis, alone: as it would outside a batch
-                                calls[i].fail(first instanceof Throwable t ? t : new IllegalStateException(first.toString()));
-                            } else {
-                                calls[i].succeed(new ReplySlice(replies, at, width, calls.length));
-                            }
-                        }
-                    } catch (RuntimeException e) {
-                        // a reply that cannot be read, or a subscriber that throws, must not keep the other
-                        // callers of the run waiting; the call fails unless it already had its answer
-                        LuaScriptExecutor.LOG.errorf(e, "A rate-limit caller failed handling its decision");
-                        try {
-                            calls[i].fail(e);
-                        } catch (RuntimeException again) {
-                            LuaScriptExecutor.LOG.errorf(again, "A rate-limit caller failed handling a failed decision");
-                        }
-                    }
-                    at += Math.max(width, 0);
+                int entries = repeats == null ? calls.length : repeats.length;
+                for (int e = 0, i = 0; e < entries; e++) {
+                    int n = repeats == null ? 1 : repeats[e];
+                    at = n == 1 ? answerOne(replies, at, i, format) : answerRepeats(replies, at, i, n, format);
+                    i += n;
                 }
             } finally {
                 channel.answering = false;
@@ -128,6 +170,94 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             failAll(failure);
         } finally {
             channel.calls.addAndGet(-calls.length);
+        }
+    }
+
+    /** Answers call {@code i}, sent on its own, from the run's reply at {@code at}; returns where the next starts. */
+    private int answerOne(Response replies, int at, int i, BatchFormat format) {
+        ScriptCall<?> c = calls[i].call;
+        int width = 0;
+        try {
+            width = format.replyWidth(c.keys.length, c.tag);
+            if (width < 1 || at + width > replies.size()) {
+                calls[i].fail(shortReply(replies, at, width, 1));
+            } else {
+                Response first = replies.get(at);
+                if (first != null && first.type() == ResponseType.ERROR) {
+                    // this call failed in Redis, alone: as it would outside a batch
+                    calls[i].fail(error(first));
+                } else {
+                    calls[i].succeed(new ReplySlice(replies, at, width, calls.length));
+                }
+            }
+        } catch (RuntimeException e) {
+            callerFailed(i, e);
+        }
+        return at + Math.max(width, 0);
+    }
+
+    /**
+     * Answers the {@code n} calls from {@code i} sent as one entry, from the run's reply at {@code at}; returns where
+     * the next entry starts.
+     */
+    private int answerRepeats(Response replies, int at, int i, int n, BatchFormat format) {
+        ScriptCall<?> c = calls[i].call;
+        long[][] each = new long[n][];
+        int width;
+        try {
+            Response first = at < replies.size() ? replies.get(at) : null;
+            if (first == null) {
+                throw shortReply(replies, at, 1, n);
+            }
+            if (first.type() == ResponseType.ERROR) {
+                // the entry failed in Redis: each of its calls would have, alone
+                Throwable error = error(first);
+                for (int j = 0; j < n; j++) {
+                    calls[i + j].fail(error);
+                }
+                return at + 1;
+            }
+            width = format.readRepeats(replies, at, n, c.tag, c.args, each);
+            if (width < 1 || at + width > replies.size()) {
+                throw shortReply(replies, at, width, n);
+            }
+        } catch (RuntimeException e) {
+            // an entry that cannot be read fails its calls; what follows it cannot be found either
+            for (int j = 0; j < n; j++) {
+                callerFailed(i + j, e);
+            }
+            return replies.size();
+        }
+        for (int j = 0; j < n; j++) {
+            try {
+                calls[i + j].succeed(new ReplyValues(each[j], calls.length));
+            } catch (RuntimeException e) {
+                callerFailed(i + j, e);
+            }
+        }
+        return at + width;
+    }
+
+    private IllegalStateException shortReply(Response replies, int at, int width, int n) {
+        return new IllegalStateException("Script " + script.name() + " replied " + replies.size() + " values for a run of "
+                + calls.length + " calls; the share of " + (n == 1 ? "this call" : "these " + n + " identical calls")
+                + " starts at " + at + " and takes " + width);
+    }
+
+    private static Throwable error(Response first) {
+        return first instanceof Throwable t ? t : new IllegalStateException(first.toString());
+    }
+
+    /**
+     * A reply that cannot be read, or a subscriber that throws, must not keep the other callers of the run waiting: the
+     * call fails unless it already had its answer.
+     */
+    private void callerFailed(int i, RuntimeException e) {
+        LuaScriptExecutor.LOG.errorf(e, "A rate-limit caller failed handling its decision");
+        try {
+            calls[i].fail(e);
+        } catch (RuntimeException again) {
+            LuaScriptExecutor.LOG.errorf(again, "A rate-limit caller failed handling a failed decision");
         }
     }
 

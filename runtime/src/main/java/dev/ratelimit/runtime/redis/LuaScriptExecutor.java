@@ -164,6 +164,33 @@ public class LuaScriptExecutor {
         default int replyWidth(int keyCount, Object tag) {
             return 1 + 4 * keyCount;
         }
+
+        /**
+         * Whether consecutive identical calls of this run (equal keys and arguments, and tags that are one object or
+         * arrays of the same objects) may go as one entry: then
+         * {@link #write} gets one call per entry, {@link #writeRepeats} says which entries stand for several, and
+         * {@link #readRepeats} reads such an entry's reply. By default every call goes on its own.
+         */
+        default boolean repeatsAllowed(String[][] args, Object[] tags) {
+            return false;
+        }
+
+        /**
+         * Appends, after what {@link #write} wrote, what the script needs to know of the entries standing for several
+         * calls: {@code repeats[e]} is the number of calls entry {@code e} stands for (1 for most).
+         */
+        default void writeRepeats(Request request, int[] repeats) {
+            throw new UnsupportedOperationException("this format sends every call on its own");
+        }
+
+        /**
+         * Reads the reply of an entry standing for {@code calls} calls, which starts at element {@code at} of the run's
+         * reply and does not start with an error: fills {@code replies} with each call's, the integers the script
+         * deciding the call alone would have replied, and returns how many elements the entry took.
+         */
+        default int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
+            throw new UnsupportedOperationException("this format sends every call on its own");
+        }
     }
 
     /**

@@ -211,7 +211,7 @@ public class RedisBackend implements RateLimitBackend {
             }
             if (simple(args, index)) {
                 // one argument per call: the policy's index plus the number of policies times (cost - 1)
-                request.arg(SIMPLE);
+                request.arg(args[0][0].isEmpty() ? SIMPLE : SIMPLE + args[0][0]);
                 long policies = named.size();
                 for (int i = 0; i < args.length; i++) {
                     String cost = args[i][2 + FIXED];
@@ -229,15 +229,52 @@ public class RedisBackend implements RateLimitBackend {
                 }
             }
         }
+
+        /**
+         * A compact run (see {@link #simple}) sends identical consecutive calls once: a burst on a hot key costs Redis
+         * one key and one argument to convert and a reply of a few integers, and this client as little to write and
+         * parse (see {@link RepeatedCalls}). Every compact algorithm's admissions at one instant are linear; the
+         * concurrency algorithm's charges hold leases, so never come here.
+         */
+        @Override
+        public boolean repeatsAllowed(String[][] args, Object[] tags) {
+            String time = args[0][0];
+            for (int i = 0; i < args.length; i++) {
+                Policy[] ps = (Policy[]) tags[i];
+                if (ps.length != 1 || ps[0].algorithm() == Algorithm.CONCURRENCY || !args[i][0].equals(time)
+                        || !CHARGE.equals(args[i][1])) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public void writeRepeats(Request request, int[] repeats) {
+            for (int e = 0; e < repeats.length; e++) {
+                if (repeats[e] > 1) {
+                    request.arg(e + 1);
+                    request.arg(repeats[e]);
+                }
+            }
+        }
+
+        @Override
+        public int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
+            String cost = args[2 + FIXED];
+            return RepeatedCalls.read(i -> run.get(i).toLong(), at, calls, cost == SMALL[1] ? 1 : Long.parseLong(cost),
+                    replies);
+        }
     }
 
     /** Marks a run whose calls are all simple (see {@code batch.lua}). */
     private static final String SIMPLE = "S";
 
-    /** Whether every call has one policy, Redis's time and a plain charge (no lease): the run's compact form. */
+    /** Whether every call has one policy, the same time and a plain charge (no lease): the run's compact form. */
     private static boolean simple(String[][] args, int[][] index) {
+        String time = args[0][0];
         for (int i = 0; i < args.length; i++) {
-            if (index[i].length != 1 || !args[i][0].isEmpty() || !CHARGE.equals(args[i][1])) {
+            if (index[i].length != 1 || !args[i][0].equals(time) || !CHARGE.equals(args[i][1])) {
                 return false;
             }
         }
@@ -335,12 +372,8 @@ public class RedisBackend implements RateLimitBackend {
 
 
     static BackendReply reply(Response r) {
-        int n = r.size();
-        long[] values = new long[n];
-        for (int i = 0; i < n; i++) {
-            values[i] = r.get(i).toLong();
-        }
-        // a slice of a batch run's reply knows how many calls the run decided; a reply of its own, one
-        return BackendReply.ofScriptOrder(values, r instanceof ReplySlice s ? s.runSize : 1);
+        // a call of a batch run knows how many calls the run decided; a reply of its own, one
+        int runSize = r instanceof ReplySlice s ? s.runSize : r instanceof ReplyValues v ? v.runSize : 1;
+        return BackendReply.ofScriptOrder(RepeatedCalls.values(r), runSize);
     }
 }
