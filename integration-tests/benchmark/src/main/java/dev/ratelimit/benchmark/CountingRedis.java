@@ -14,7 +14,8 @@ import io.vertx.redis.client.impl.RequestImpl;
 
 /**
  * A Redis client that counts, per connection it hands out, the calls sent on it: a run of a batch script
- * counts as many calls as it has keys (one per call in this benchmark). Redis 7.0 keeps no per-connection
+ * counts as many calls as it has keys (one per call in this benchmark, one per burst of identical calls
+ * sent once as one entry, as on a hot key). Redis 7.0 keeps no per-connection
  * command counter ({@code CLIENT LIST} has {@code tot-cmds} from 7.4 on), so the counting is done here,
  * to see whether an executor's callers really spread over its connections before any claim about how
  * many connections it should have.

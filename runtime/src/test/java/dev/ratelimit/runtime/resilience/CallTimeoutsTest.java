@@ -10,17 +10,19 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.runtime.resilience.CallTimeouts;
+import io.vertx.core.Vertx;
 
 /**
- * The shared timeout sweep ends every overdue call, whatever happens to one of them: a call whose expiry throws does
- * not stop the others or the later ones, finished calls are never expired, a sweep that runs late after the process
- * stood still lets the replies that arrived meanwhile be read first, and a sweep that never ran (its executor dropped
- * it) is replaced by the next call.
+ * The timeout sweep ends every overdue call, whatever happens to one of them: a call whose expiry throws does not stop
+ * the others or the later ones, finished calls are never expired, a sweep that runs late after the process (or its
+ * event loop) stood still lets the replies that arrived meanwhile be read first, and a sweep that never ran (its
+ * executor dropped it) is replaced by the next call. Calls started on an event loop are swept on that loop.
  */
 class CallTimeoutsTest {
 
@@ -38,6 +40,7 @@ class CallTimeoutsTest {
         final AtomicInteger expiries = new AtomicInteger();
         final boolean throwing;
         volatile long expiredAt;
+        volatile Thread expiredOn;
 
         Call(boolean throwing) {
             this.throwing = throwing;
@@ -52,6 +55,7 @@ class CallTimeoutsTest {
         protected void expire() {
             expiries.incrementAndGet();
             expiredAt = System.nanoTime();
+            expiredOn = Thread.currentThread();
             expired.countDown();
             if (throwing) {
                 throw new IllegalStateException("a caller that fails at its timeout");
@@ -145,6 +149,77 @@ class CallTimeoutsTest {
             assertTrue(next.expired.await(2, TimeUnit.SECONDS), "and the next one at its own timeout");
         } finally {
             losing.shutdownNow();
+        }
+    }
+
+    /**
+     * Calls started on an event loop are swept by a task of that loop, not by the shared scheduler: the unanswered one
+     * expires on the loop's thread after its timeout, the answered one never.
+     */
+    @Test
+    void callsStartedOnAnEventLoopAreSweptThere() throws Exception {
+        AtomicInteger scheduled = new AtomicInteger();
+        ScheduledThreadPoolExecutor counting = new ScheduledThreadPoolExecutor(1) {
+            @Override
+            public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+                scheduled.incrementAndGet();
+                return super.schedule(command, delay, unit);
+            }
+        };
+        Vertx vertx = Vertx.vertx();
+        try {
+            CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(100), counting);
+            Call unanswered = new Call(false);
+            Call answered = new Call(false);
+            AtomicReference<Thread> loop = new AtomicReference<>();
+            long start = System.nanoTime();
+            vertx.getOrCreateContext().runOnContext(v -> {
+                loop.set(Thread.currentThread());
+                timeouts.watch(unanswered);
+                timeouts.watch(answered);
+                answered.finished.set(true);
+            });
+            assertTrue(unanswered.expired.await(2, TimeUnit.SECONDS), "the unanswered call expired");
+            long waited = TimeUnit.NANOSECONDS.toMillis(unanswered.expiredAt - start);
+            assertTrue(waited >= 100 && waited < 1000, "expired after " + waited + " ms, timeout 100 ms");
+            assertEquals(loop.get(), unanswered.expiredOn, "expired on the event loop that started it");
+            Thread.sleep(100);
+            assertEquals(0, answered.expiries.get(), "an answered call is never expired");
+            assertEquals(0, scheduled.get(), "the shared scheduler had nothing to sweep");
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            counting.shutdownNow();
+        }
+    }
+
+    /**
+     * An event loop blocked past a call's timeout, whose reply is handled on the loop after the overdue sweep (a task
+     * due after the sweep, as a read can be): the late sweep expires nothing, the reply is handled, and only the call
+     * still unanswered a tick later expires.
+     */
+    @Test
+    void aLoopThatStoodStillHandlesItsRepliesBeforeExpiringThem() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(100), scheduler);
+            Call answeredDuringThePause = new Call(false);
+            Call unanswered = new Call(false);
+            vertx.getOrCreateContext().runOnContext(v -> {
+                timeouts.watch(answeredDuringThePause);
+                timeouts.watch(unanswered);
+                // due after the first sweep (a tick, 6.25 ms), run after it once the loop goes on
+                vertx.setTimer(20, t -> answeredDuringThePause.finished.set(true));
+                try {
+                    Thread.sleep(400); // the loop stands still past the timeout
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(unanswered.expired.await(3, TimeUnit.SECONDS), "what was not answered still expires");
+            Thread.sleep(100);
+            assertEquals(0, answeredDuringThePause.expiries.get(), "a call answered during the pause is not expired");
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
         }
     }
 }
