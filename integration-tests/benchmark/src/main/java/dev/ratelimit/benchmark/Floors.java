@@ -55,16 +55,6 @@ final class Floors {
         }
 
         @Override
-        public void writeRepeats(Request request, int[] repeats) {
-            for (int e = 0; e < repeats.length; e++) {
-                if (repeats[e] > 1) {
-                    request.arg(e + 1);
-                    request.arg(repeats[e]);
-                }
-            }
-        }
-
-        @Override
         public int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
             return RepeatedCalls.read(i -> run.get(i).toLong(), at, calls, Long.parseLong(args[1]), replies);
         }

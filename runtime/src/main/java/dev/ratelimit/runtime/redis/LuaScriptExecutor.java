@@ -177,10 +177,16 @@ public class LuaScriptExecutor {
 
         /**
          * Appends, after what {@link #write} wrote, what the script needs to know of the entries standing for several
-         * calls: {@code repeats[e]} is the number of calls entry {@code e} stands for (1 for most).
+         * calls: {@code repeats[e]} is the number of calls entry {@code e} stands for (1 for most). By default, pairs
+         * (entry, from 1; its number of calls) for the entries of more than one call.
          */
         default void writeRepeats(Request request, int[] repeats) {
-            throw new UnsupportedOperationException("this format sends every call on its own");
+            for (int e = 0; e < repeats.length; e++) {
+                if (repeats[e] > 1) {
+                    request.arg(e + 1);
+                    request.arg(repeats[e]);
+                }
+            }
         }
 
         /**

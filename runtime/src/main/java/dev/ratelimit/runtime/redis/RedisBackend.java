@@ -250,16 +250,6 @@ public class RedisBackend implements RateLimitBackend {
         }
 
         @Override
-        public void writeRepeats(Request request, int[] repeats) {
-            for (int e = 0; e < repeats.length; e++) {
-                if (repeats[e] > 1) {
-                    request.arg(e + 1);
-                    request.arg(repeats[e]);
-                }
-            }
-        }
-
-        @Override
         public int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
             String cost = args[2 + FIXED];
             return RepeatedCalls.read(i -> run.get(i).toLong(), at, calls, cost == SMALL[1] ? 1 : Long.parseLong(cost),
@@ -373,7 +363,7 @@ public class RedisBackend implements RateLimitBackend {
 
     static BackendReply reply(Response r) {
         // a call of a batch run knows how many calls the run decided; a reply of its own, one
-        int runSize = r instanceof ReplySlice s ? s.runSize : r instanceof ReplyValues v ? v.runSize : 1;
+        int runSize = r instanceof ArrayReply a ? a.runSize : 1;
         return BackendReply.ofScriptOrder(RepeatedCalls.values(r), runSize);
     }
 }
