@@ -35,7 +35,13 @@ final class RateLimitMethodScanner {
         List<ClassInfo> annotatedClasses = new ArrayList<>();
         for (AnnotationInstance a : annotations(index)) {
             if (a.target().kind() == AnnotationTarget.Kind.METHOD) {
-                methods.computeIfAbsent(a.target().asMethod(), m -> new ArrayList<>()).addAll(specs(a));
+                MethodInfo m = a.target().asMethod();
+                if (m.isSynthetic() && Modifier.isStatic(m.flags())) {
+                    // Kotlin copies the annotations of an open suspend function onto the static m$suspendImpl that
+                    // holds its body; the function itself is the one intercepted
+                    continue;
+                }
+                methods.computeIfAbsent(m, k -> new ArrayList<>()).addAll(specs(a));
             } else if (a.target().kind() == AnnotationTarget.Kind.CLASS && !annotatedClasses.contains(a.target().asClass())) {
                 annotatedClasses.add(a.target().asClass());
             }

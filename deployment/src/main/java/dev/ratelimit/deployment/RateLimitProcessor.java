@@ -25,6 +25,8 @@ import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
+import io.quarkus.arc.processor.DotNames;
+import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
 import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
@@ -86,6 +88,25 @@ class RateLimitProcessor {
     void metrics(Optional<MetricsCapabilityBuildItem> metricsCapability, BuildProducer<AdditionalBeanBuildItem> beans) {
         if (metricsCapability.isPresent() && metricsCapability.get().metricsSupported(MetricsFactory.MICROMETER)) {
             beans.produce(AdditionalBeanBuildItem.unremovableOf(MicrometerMetrics.class));
+        }
+    }
+
+    /**
+     * Kotlin suspend functions are decided by {@code KotlinSuspendFunctions}, the one class referring to Kotlin (an
+     * optional dependency), registered only when a limited method is one: applications without Kotlin never load it,
+     * and their native builds never link it. With kotlinx.coroutines, its subclass {@code CancellableSuspendFunctions}
+     * (which refers to it) also sees cancelled coroutines. By name, like the health check: loading the classes here
+     * would need Kotlin in the build.
+     */
+    @BuildStep
+    void suspendFunctions(List<RateLimitedMethodBuildItem> methods, BuildProducer<AdditionalBeanBuildItem> beans) {
+        if (methods.stream().anyMatch(RateLimitedMethodBuildItem::suspendFunction)) {
+            // no bean-defining annotation on either class: the parent of the one registered is no bean
+            beans.produce(AdditionalBeanBuildItem.builder()
+                    .addBeanClass(QuarkusClassLoader.isClassPresentAtRuntime("kotlinx.coroutines.Job")
+                            ? "dev.ratelimit.runtime.interceptor.CancellableSuspendFunctions"
+                            : "dev.ratelimit.runtime.interceptor.KotlinSuspendFunctions")
+                    .setDefaultScope(DotNames.SINGLETON).setUnremovable().build());
         }
     }
 

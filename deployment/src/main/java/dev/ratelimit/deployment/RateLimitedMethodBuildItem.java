@@ -2,7 +2,9 @@ package dev.ratelimit.deployment;
 
 import java.util.List;
 
+import org.jboss.jandex.DotName;
 import org.jboss.jandex.MethodInfo;
+import org.jboss.jandex.Type;
 
 import io.quarkus.builder.item.MultiBuildItem;
 
@@ -11,6 +13,9 @@ import io.quarkus.builder.item.MultiBuildItem;
  * annotations in declaration order.
  */
 public final class RateLimitedMethodBuildItem extends MultiBuildItem {
+
+    /** By name: Kotlin is an optional dependency. */
+    private static final DotName CONTINUATION = DotName.createSimple("kotlin.coroutines.Continuation");
 
     private final MethodInfo method;
     private final List<Spec> specs;
@@ -28,6 +33,12 @@ public final class RateLimitedMethodBuildItem extends MultiBuildItem {
     /** Its annotations' values. */
     public List<Spec> specs() {
         return specs;
+    }
+
+    /** Whether it is a Kotlin {@code suspend} function: compiled with a last parameter of type {@code Continuation}. */
+    public boolean suspendFunction() {
+        List<Type> params = method.parameterTypes();
+        return !params.isEmpty() && params.get(params.size() - 1).name().equals(CONTINUATION);
     }
 
     /**

@@ -41,7 +41,7 @@ public abstract class RateLimitValidationException extends RuntimeException {
 
     /**
      * A method returning an asynchronous type the interceptor does not know (a {@code Publisher}, a {@code Future},
-     * a Kotlin {@code suspend} function...): deciding it would block the thread that calls it.
+     * a Kotlin {@code Deferred}...): deciding it would block the thread that calls it.
      */
     public static final class AsynchronousReturnTypeException extends RateLimitValidationException {
         private static final long serialVersionUID = 1L;

@@ -12,7 +12,6 @@ import org.jboss.jandex.ClassInfo;
 import org.jboss.jandex.DotName;
 import org.jboss.jandex.IndexView;
 import org.jboss.jandex.MethodInfo;
-import org.jboss.jandex.Type;
 
 import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
 import dev.ratelimit.runtime.policy.KeySource;
@@ -29,7 +28,8 @@ public final class RateLimitValidator {
 
     /**
      * Asynchronous types the interceptor does not handle: deciding their calls would block the caller (often an event
-     * loop) before the work they stand for even starts. Uni, Multi and CompletionStage are decided without blocking.
+     * loop) before the work they stand for even starts. Uni, Multi and CompletionStage are decided without blocking,
+     * and so are Kotlin suspend functions (whatever they return: compiled, they return Object).
      */
     private static final Set<String> UNDECIDABLE_RETURNS = Set.of(
             "java.util.concurrent.Future",
@@ -74,10 +74,6 @@ public final class RateLimitValidator {
     private static String undecidableReturn(MethodInfo m, IndexView index) {
         if (isResourceMethod(m, m.declaringClass(), index, new HashSet<>())) {
             return null;
-        }
-        List<Type> params = m.parameterTypes();
-        if (!params.isEmpty() && params.get(params.size() - 1).name().toString().equals("kotlin.coroutines.Continuation")) {
-            return "a Kotlin suspend function";
         }
         String type = m.returnType().name().toString();
         return UNDECIDABLE_RETURNS.contains(type) ? "a method returning " + type.replace('$', '.') : null;
@@ -136,7 +132,8 @@ public final class RateLimitValidator {
             if (undecidable != null) {
                 errors.add(new RateLimitValidationException.AsynchronousReturnTypeException("@RateLimit cannot decide "
                         + undecidable + " without blocking the thread that calls it: return Uni, Multi or "
-                        + "CompletionStage (or a plain type, called from a worker thread) " + where));
+                        + "CompletionStage, make it a Kotlin suspend function, or return a plain type and call it "
+                        + "from a worker thread " + where));
             }
             for (RateLimitedMethodBuildItem.Spec s : item.specs()) {
                 String at = "[class=" + m.declaringClass().name() + ", method=" + m.name() + ", policy=" + s.policy() + "]";

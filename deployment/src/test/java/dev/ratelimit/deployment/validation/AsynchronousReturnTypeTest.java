@@ -25,14 +25,15 @@ import io.quarkus.test.QuarkusUnitTest;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import kotlin.coroutines.Continuation;
+import kotlinx.coroutines.Deferred;
 
 /**
  * A limited bean method returning an asynchronous type the interceptor does not handle ({@code Flow.Publisher},
- * {@code Future}) or a Kotlin {@code suspend} function (its compiled shape: a last parameter of type
- * {@code Continuation}) fails the build, naming the method: deciding it would block its caller, often an event loop.
- * A Vert.x {@code Future} too. {@code Uni}, {@code Multi}, {@code CompletionStage} and plain types build, and so do
- * JAX-RS resource methods returning a publisher or suspending, annotated themselves or through their interface (the
- * filter decides them without blocking).
+ * {@code Future}, Kotlin's {@code Deferred}) fails the build, naming the method: deciding it would block its caller,
+ * often an event loop. A Vert.x {@code Future} too. {@code Uni}, {@code Multi}, {@code CompletionStage}, plain types
+ * and Kotlin {@code suspend} functions (their compiled shape: a last parameter of type {@code Continuation}) build,
+ * and so do JAX-RS resource methods returning a publisher or suspending, annotated themselves or through their
+ * interface (the filter decides them without blocking).
  */
 class AsynchronousReturnTypeTest {
 
@@ -47,13 +48,13 @@ class AsynchronousReturnTypeTest {
                 List<RateLimitValidationException> problems = new ArrayList<>(problems(t, 4));
                 problems.sort(Comparator.comparing(Throwable::getMessage));
                 problems.forEach(p -> assertInstanceOf(RateLimitValidationException.AsynchronousReturnTypeException.class, p));
-                assertNames(problems.get(0), Service.class.getName(), "fetch", "feed", "a Kotlin suspend function",
-                        "return Uni, Multi or CompletionStage");
-                assertNames(problems.get(1), Service.class.getName(), "vertx", "feed", "io.vertx.core.Future");
-                assertNames(problems.get(2), Service.class.getName(), "stream", "feed",
+                assertNames(problems.get(0), Service.class.getName(), "vertx", "feed", "io.vertx.core.Future",
+                        "return Uni, Multi or CompletionStage", "make it a Kotlin suspend function");
+                assertNames(problems.get(1), Service.class.getName(), "stream", "feed",
                         "java.util.concurrent.Flow.Publisher");
-                assertNames(problems.get(3), Service.class.getName(), "later", "feed", "java.util.concurrent.Future");
-                assertEquals(4, problems.size());
+                assertNames(problems.get(2), Service.class.getName(), "later", "feed", "java.util.concurrent.Future");
+                assertNames(problems.get(3), Service.class.getName(), "deferred", "feed", "kotlinx.coroutines.Deferred");
+                assertEquals(4, problems.size(), "the suspend function is not a problem");
             });
 
     @ApplicationScoped
@@ -68,9 +69,15 @@ class AsynchronousReturnTypeTest {
             return java.util.concurrent.CompletableFuture.completedFuture("a");
         }
 
+        /** A suspend function, as Kotlin compiles it: decided without blocking. */
         @RateLimit("feed")
         public Object fetch(String id, Continuation<? super String> continuation) {
             return id;
+        }
+
+        @RateLimit("feed")
+        public Deferred<String> deferred() {
+            return null;
         }
 
         @RateLimit("feed")

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ContextNotActiveException;
+import jakarta.enterprise.inject.Instance;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
@@ -31,8 +32,9 @@ import io.vertx.ext.web.RoutingContext;
  * Limits calls to {@code @RateLimit} methods of any CDI bean. Honours the return type: a
  * {@code Uni} or {@code CompletionStage} is decided without blocking and fails with
  * {@link RateLimitExceededException}; a {@code Multi} is decided at each subscription, without blocking, and fails
- * the same way; a plain method is decided blocking (never on an event-loop thread) and throws it. A JAX-RS resource method already decided by the filter in this request
- * proceeds without a second decision.
+ * the same way; a Kotlin {@code suspend} function suspends until the decision comes and throws it at its call site
+ * (see {@link KotlinSuspendFunctions}); a plain method is decided blocking (never on an event-loop thread) and throws
+ * it. A JAX-RS resource method already decided by the filter in this request proceeds without a second decision.
  */
 @RateLimit("")
 @Interceptor
@@ -41,10 +43,14 @@ public class RateLimitInterceptor {
 
     private final HttpLimits http;
     private final CurrentVertxRequest currentRequest;
+    /** Null unless a limited method is a Kotlin suspend function (see {@link SuspendFunctions}). */
+    private final SuspendFunctions suspendFunctions;
 
-    RateLimitInterceptor(HttpLimits http, CurrentVertxRequest currentRequest) {
+    RateLimitInterceptor(HttpLimits http, CurrentVertxRequest currentRequest,
+            Instance<SuspendFunctions> suspendFunctions) {
         this.http = http;
         this.currentRequest = currentRequest;
+        this.suspendFunctions = suspendFunctions.isResolvable() ? suspendFunctions.get() : null;
     }
 
     @AroundInvoke
@@ -62,6 +68,15 @@ public class RateLimitInterceptor {
             return ctx.proceed();
         }
         RequestChecks checks = http.checks(specs, rc, null, null);
+        if (target.suspendFunction()) {
+            if (suspendFunctions == null) { // the build registers it whenever a limited method suspends
+                throw new IllegalStateException("@RateLimit on " + method.getDeclaringClass().getName() + "#"
+                        + method.getName() + ": a Kotlin suspend function the build did not see");
+            }
+            // the coroutine goes on on its own dispatcher, so the decision is not brought back to a Vert.x context
+            // here (KotlinSuspendFunctions does, for a coroutine without a dispatcher)
+            return suspendFunctions.limit(ctx, decide(checks, specs, rc));
+        }
         Class<?> type = method.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
             // slots of concurrency policies are held until the Uni terminates: item, failure or cancellation
@@ -99,8 +114,8 @@ public class RateLimitInterceptor {
         }
         if (Context.isOnEventLoopThread()) {
             throw new IllegalStateException("@RateLimit on " + method.getDeclaringClass().getName() + "#" + method.getName()
-                    + " cannot decide on an event-loop thread without blocking it: return Uni or CompletionStage, "
-                    + "or call it from a worker thread (e.g. @Blocking)");
+                    + " cannot decide on an event-loop thread without blocking it: return Uni or CompletionStage "
+                    + "(or make it a Kotlin suspend function), or call it from a worker thread (e.g. @Blocking)");
         }
         RateLimitDecision d = decide(checks, specs, rc).await().indefinitely();
         if (!d.allowed()) {

@@ -13,9 +13,20 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class MethodTargets {
 
-    /** A method's key (see {@link RateLimitedMethods#methodKey}) and its limits, empty when it has none. */
-    public record Target(String methodKey, RateLimitSpec[] specs) {
+    /**
+     * A method's key (see {@link RateLimitedMethods#methodKey}), its limits (empty when it has none), and whether it is
+     * a Kotlin {@code suspend} function (compiled with a last parameter of type {@code Continuation}), which the
+     * interceptor decides apart.
+     */
+    public record Target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction) {
+
+        Target(String methodKey, RateLimitSpec[] specs) {
+            this(methodKey, specs, false);
+        }
     }
+
+    /** By name: Kotlin is an optional dependency. */
+    private static final String CONTINUATION = "kotlin.coroutines.Continuation";
 
     private record Overload(Class<?>[] parameterTypes, Target target) {
     }
@@ -32,7 +43,10 @@ public final class MethodTargets {
     public Target intercepted(Method method) {
         return interceptedMethods.computeIfAbsent(method, m -> {
             String key = RateLimitedMethods.methodKey(m);
-            return new Target(key, RateLimitedMethods.get(key));
+            Class<?>[] parameters = m.getParameterTypes();
+            boolean suspendFunction = parameters.length > 0
+                    && parameters[parameters.length - 1].getName().equals(CONTINUATION);
+            return new Target(key, RateLimitedMethods.get(key), suspendFunction);
         });
     }
 
