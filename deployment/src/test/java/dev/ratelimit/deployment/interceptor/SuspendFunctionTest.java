@@ -26,6 +26,7 @@ import dev.ratelimit.deployment.interceptor.suspending.Orders;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
 import kotlin.Pair;
 
 /**
@@ -34,7 +35,8 @@ import kotlin.Pair;
  * one throws {@link RateLimitExceededException} at its call site, catchable there. The body starts on the calling
  * coroutine's dispatcher (a single thread named {@value Callers#THREAD}), not on the Redis event loop that completed
  * the decision, and the caller goes on there too; a body that suspends is charged once. The body's exceptions reach the
- * caller as they were thrown. Called from a coroutine running on a Vert.x event loop, everything stays on that loop.
+ * caller as they were thrown. Called from a coroutine running on a Vert.x event loop, everything stays on that loop; a
+ * coroutine without a dispatcher starts the body in the Vert.x context it called from.
  */
 class SuspendFunctionTest {
 
@@ -121,5 +123,20 @@ class SuspendFunctionTest {
         assertEquals(List.of(start, start), o.getValue(), "the body runs on the coroutine's event loop");
         assertEquals(start, o.getThread());
         assertFalse(Callers.THREAD.equals(start));
+    }
+
+    @Test
+    void aCoroutineWithoutADispatcherGoesOnInTheVertxContextItCalledFrom() throws Exception {
+        // a worker context, whose tasks run on worker threads: a body started on an event loop would show (Vert.x
+        // already answers the Redis call on the caller's context, so this pins the path, not the hop back itself)
+        Context worker = ((VertxInternal) vertx).createWorkerContext();
+        Pair<String, Outcome> seen = callers.whereWithoutDispatcherOn(worker).get(5, TimeUnit.SECONDS);
+        assertFalse(seen.getFirst().contains("eventloop"), "called on a worker thread: " + seen.getFirst());
+        Outcome o = seen.getSecond();
+        assertNull(o.getCaught());
+        // where delay() resumes a coroutine without a dispatcher is kotlinx.coroutines' business: only the start counts
+        String bodyStart = (String) ((List<?>) o.getValue()).get(0);
+        assertFalse(bodyStart.contains("eventloop"),
+                "the body starts in the caller's (worker) Vert.x context: " + bodyStart);
     }
 }

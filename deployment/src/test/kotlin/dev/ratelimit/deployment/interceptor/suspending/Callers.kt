@@ -6,6 +6,9 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.Executor
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.coroutines.startCoroutine
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -94,6 +97,22 @@ class Callers(private val orders: Orders) : AutoCloseable {
         CoroutineScope(onContext).launch {
             val start = threadName()
             done.complete(start to outcomeOf { orders.where() })
+        }
+        return done
+    }
+
+    /**
+     * Calls [Orders.where] from a coroutine without a dispatcher (started with `startCoroutine`, as frameworks bridging
+     * to Kotlin may), on the Vert.x [context]: the thread it started on, and the outcome.
+     */
+    fun whereWithoutDispatcherOn(context: Context): CompletableFuture<Pair<String, Outcome>> {
+        val done = CompletableFuture<Pair<String, Outcome>>()
+        context.runOnContext {
+            val start = threadName()
+            val call: suspend () -> Outcome = { outcomeOf { orders.where() } }
+            call.startCoroutine(Continuation(EmptyCoroutineContext) { result ->
+                result.fold({ done.complete(start to it) }, { done.completeExceptionally(it) })
+            })
         }
         return done
     }
