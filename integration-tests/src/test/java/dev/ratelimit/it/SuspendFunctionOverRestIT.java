@@ -1,0 +1,11 @@
+package dev.ratelimit.it;
+
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+
+/**
+ * {@link SuspendFunctionOverRestTest} against the packaged application: the native executable with {@code -Dnative},
+ * else the runnable jar.
+ */
+@QuarkusIntegrationTest
+class SuspendFunctionOverRestIT extends SuspendFunctionOverRestTest {
+}
