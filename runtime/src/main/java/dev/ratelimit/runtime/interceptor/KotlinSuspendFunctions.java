@@ -169,13 +169,7 @@ public class KotlinSuspendFunctions implements SuspendFunctions {
             Object[] params = ctx.getParameters().clone();
             params[params.length - 1] = new Releasing(caller, d);
             ctx.setParameters(params);
-            Object result;
-            try {
-                result = ctx.proceed();
-            } catch (Exception | Error e) {
-                d.release();
-                throw e;
-            }
+            Object result = RateLimitInterceptor.proceedFreeingOnFailure(ctx, d);
             if (result != COROUTINE_SUSPENDED) {
                 d.release();
             }

@@ -125,13 +125,7 @@ public class RateLimitInterceptor {
             return ctx.proceed();
         }
         // slots of concurrency policies are held until the method returns or throws
-        Object result;
-        try {
-            result = ctx.proceed();
-        } catch (Exception | Error e) {
-            d.release();
-            throw e;
-        }
+        Object result = proceedFreeingOnFailure(ctx, d);
         d.release();
         return result;
     }
@@ -188,6 +182,16 @@ public class RateLimitInterceptor {
             d.release();
         } else {
             emitter.complete(d);
+        }
+    }
+
+    /** Proceeds with the intercepted method; if it throws, the decision's slots are freed first. */
+    static Object proceedFreeingOnFailure(InvocationContext ctx, RateLimitDecision d) throws Exception {
+        try {
+            return ctx.proceed();
+        } catch (Exception | Error e) {
+            d.release();
+            throw e;
         }
     }
 
