@@ -20,6 +20,8 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
     final ScriptChannel channel;
     final PendingCall<?>[] calls;
     final Object[] tags;
+    /** Each call's arguments, in order. */
+    private final String[][] args;
     /** Chosen by the format when the run is first laid out. */
     LuaScript script;
     /** Per entry, the number of calls it stands for, when some stand for several; else null. Set with the script. */
@@ -30,8 +32,10 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
         this.channel = channel;
         this.calls = calls;
         this.tags = new Object[calls.length];
+        this.args = new String[calls.length][];
         for (int i = 0; i < calls.length; i++) {
             tags[i] = calls[i].call.tag;
+            args[i] = calls[i].call.args;
         }
     }
 
@@ -44,27 +48,30 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
         }
         String scriptOrSha = command == Command.EVAL ? script.body() : script.sha();
         int entries = repeats == null ? calls.length : repeats.length;
-        ScriptCall<?>[] sent = new ScriptCall<?>[entries];
-        int keyCount = 0;
-        for (int e = 0, i = 0; e < entries; i += repeats == null ? 1 : repeats[e], e++) {
-            sent[e] = calls[i].call;
-            keyCount += sent[e].keys.length;
-        }
-        Request r = Request.cmd(command).arg(scriptOrSha).arg(keyCount);
-        for (ScriptCall<?> c : sent) {
-            for (String k : c.keys) {
-                r.arg(k);
+        // each entry as its first call: every call when none stands for several
+        String[][] entryArgs = args;
+        Object[] entryTags = tags;
+        if (repeats != null) {
+            entryArgs = new String[entries][];
+            entryTags = new Object[entries];
+            for (int e = 0, i = 0; e < entries; i += repeats[e], e++) {
+                entryArgs[e] = args[i];
+                entryTags[e] = tags[i];
             }
         }
         int[] keyCounts = new int[entries];
-        String[][] args = new String[entries][];
-        Object[] entryTags = repeats == null ? tags : new Object[entries];
-        for (int e = 0; e < entries; e++) {
-            keyCounts[e] = sent[e].keys.length;
-            args[e] = sent[e].args;
-            entryTags[e] = sent[e].tag;
+        int keyCount = 0;
+        for (int e = 0, i = 0; e < entries; i += repeats == null ? 1 : repeats[e], e++) {
+            keyCounts[e] = calls[i].call.keys.length;
+            keyCount += keyCounts[e];
         }
-        format.write(r, keyCounts, args, entryTags);
+        Request r = Request.cmd(command).arg(scriptOrSha).arg(keyCount);
+        for (int e = 0, i = 0; e < entries; i += repeats == null ? 1 : repeats[e], e++) {
+            for (String k : calls[i].call.keys) {
+                r.arg(k);
+            }
+        }
+        format.write(r, keyCounts, entryArgs, entryTags);
         if (repeats != null) {
             format.writeRepeats(r, repeats);
         }
@@ -73,23 +80,10 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
 
     /** The entries of this run, when the format lets identical consecutive calls go as one and some do. */
     private int[] repeats(BatchFormat format) {
-        String[][] args = new String[calls.length][];
-        for (int i = 0; i < calls.length; i++) {
-            args[i] = calls[i].call.args;
-        }
         if (calls.length < 2 || !format.repeatsAllowed(args, tags)) {
             return null;
         }
-        int entries = 1;
-        for (int i = 1; i < calls.length; i++) {
-            if (!same(calls[i - 1].call, calls[i].call)) {
-                entries++;
-            }
-        }
-        if (entries == calls.length) {
-            return null;
-        }
-        int[] r = new int[entries];
+        int[] r = new int[calls.length];
         int e = 0;
         r[0] = 1;
         for (int i = 1; i < calls.length; i++) {
@@ -98,7 +92,7 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             }
             r[e]++;
         }
-        return r;
+        return e + 1 == calls.length ? null : Arrays.copyOf(r, e + 1);
     }
 
     /** The same call: equal keys and arguments, and tags that are one object or arrays of the same objects. */
