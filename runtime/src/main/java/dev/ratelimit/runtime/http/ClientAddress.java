@@ -125,10 +125,8 @@ final class ClientAddress {
 
     /** The client's address, or {@code null} when the connection has none (a domain socket, a virtual channel). */
     InetAddress of(HttpServerRequest request) {
-        HttpConnection connection = request.connection();
-        SocketAddress socket = connection == null ? null : connection.remoteAddress();
-        InetAddress peer = socket == null ? null : peer(socket.hostAddress());
-        if (peer == null || !forwarding || firstHeader == null || !quarkusTrustedThePeer(request)) {
+        InetAddress peer = peer(peerHost(request));
+        if (peer == null || peerDecides() || !quarkusTrustedThePeer(request)) {
             return peer;
         }
         String header = firstHeader;
@@ -138,6 +136,18 @@ final class ClientAddress {
             lines = request.headers().getAll(header);
         }
         return lines.isEmpty() ? peer : walk(lines, FORWARDED.equals(header), peer);
+    }
+
+    /** Whether the client is always the direct peer: no forwarding header is ever read. */
+    boolean peerDecides() {
+        return !forwarding || firstHeader == null;
+    }
+
+    /** The direct peer's address as its connection reports it, or {@code null} when it has none. */
+    static String peerHost(HttpServerRequest request) {
+        HttpConnection connection = request.connection();
+        SocketAddress socket = connection == null ? null : connection.remoteAddress();
+        return socket == null ? null : socket.hostAddress();
     }
 
     /**
@@ -189,7 +199,7 @@ final class ClientAddress {
     }
 
     /** The peer's address as the connection reports it (a literal, possibly with an IPv6 zone, which keys ignore). */
-    private static InetAddress peer(String hostAddress) {
+    static InetAddress peer(String hostAddress) {
         if (hostAddress == null) {
             return null;
         }

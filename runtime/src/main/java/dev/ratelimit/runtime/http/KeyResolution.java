@@ -41,6 +41,7 @@ public class KeyResolution {
     private final boolean denyMissingHeader;
     private final Instance<KeyResolver> resolvers;
     private final Map<String, KeyResolver> resolverCache = new ConcurrentHashMap<>();
+    private final PeerIdentities peers = new PeerIdentities();
 
     KeyResolution(RateLimitRuntimeConfig config, VertxHttpConfig httpConfig, @Any Instance<KeyResolver> resolvers) {
         this.ipv6PrefixLength = Math.max(0, Math.min(128, config.http().ipv6PrefixLength()));
@@ -128,7 +129,22 @@ public class KeyResolution {
         if (rc == null) {
             return GLOBAL;
         }
-        InetAddress address = clientAddress.of(rc.request());
+        if (clientAddress.peerDecides()) {
+            // the identity is the peer's alone: parsed and rendered once per address, not on every request
+            String host = ClientAddress.peerHost(rc.request());
+            if (host != null) {
+                String identity = peers.get(host);
+                if (identity == null) {
+                    identity = identity(ClientAddress.peer(host));
+                    peers.put(host, identity);
+                }
+                return identity;
+            }
+        }
+        return identity(clientAddress.of(rc.request()));
+    }
+
+    private String identity(InetAddress address) {
         if (address == null) {
             return "ip=unknown";
         }
