@@ -81,7 +81,8 @@ public class BenchmarkApplication implements QuarkusApplication {
                 httpSkipped = HttpBench.missingWrk();
                 if (httpSkipped == null) {
                     http = new HttpBench(httpPort, settings.httpConnections(), settings.warmupMillis(),
-                            settings.durationMillis(), settings.keys(), () -> LimiterSuite.redisCpuSeconds(admin), layout,
+                            settings.durationMillis(), settings.keys(), () -> LimiterSuite.redisCpuSeconds(admin),
+                            () -> LimiterSuite.redisScriptCalls(admin), layout,
                             tally).profiled(System.getProperty("bench.http.profile", ""), settings.output())
                             .measure(java.nio.file.Files.createTempDirectory("bench-wrk"));
                 } else {

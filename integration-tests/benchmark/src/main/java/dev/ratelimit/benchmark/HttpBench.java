@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -51,7 +52,8 @@ final class HttpBench {
      */
     record Row(String endpoint, String keySet, boolean limited, double requestsPerSecond, double p50Micros,
             double p90Micros, double p99Micros, long non2xx, long errors, double jvmCpuMicros, double redisCpuMicros,
-            double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions) {
+            double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions,
+            double decisionsPerCall) {
     }
 
     private final int port;
@@ -60,6 +62,8 @@ final class HttpBench {
     private final long durationMillis;
     private final int keys;
     private final DoubleSupplier redisCpuSeconds;
+    /** Script calls Redis has run ({@code EVALSHA} and {@code EVAL}, {@code INFO commandstats}). */
+    private final LongSupplier redisScriptCalls;
     private final Layout layout;
     private final DecisionTally tally;
     /** async-profiler's library ({@code bench.http.profile}), or empty: no profile. */
@@ -67,7 +71,8 @@ final class HttpBench {
     private Path profileDir;
 
     HttpBench(int port, int connections, long warmupMillis, long durationMillis, int keys, DoubleSupplier redisCpuSeconds,
-            Layout layout, DecisionTally tally) {
+            LongSupplier redisScriptCalls, Layout layout, DecisionTally tally) {
+        this.redisScriptCalls = redisScriptCalls;
         this.port = port;
         this.connections = connections;
         this.warmupMillis = warmupMillis;
@@ -202,6 +207,7 @@ final class HttpBench {
         long[] decided0 = tally.snapshot();
         long jvm0 = ClosedLoop.processCpuNanos();
         double redis0 = redisCpuSeconds.getAsDouble();
+        long calls0 = redisScriptCalls.getAsLong();
         long[] machine0 = jiffies(null);
         long[] app0 = jiffies(layout.appCpus());
         String out = wrk(url(path), script, durationMillis);
@@ -209,15 +215,19 @@ final class HttpBench {
         long[] app1 = jiffies(layout.appCpus());
         double jvmNanos = ClosedLoop.processCpuNanos() - jvm0;
         double redisNanos = (redisCpuSeconds.getAsDouble() - redis0) * 1e9;
+        long calls = redisScriptCalls.getAsLong() - calls0;
         long[] decided1 = tally.snapshot();
         long requests = (long) numberOr(out, "(\\d+) requests in", 0);
         Row row = parse(path, keySet, limited, out, requests > 0 ? jvmNanos / requests / 1000 : 0,
                 requests > 0 ? redisNanos / requests / 1000 : 0, idle(machine0, machine1), layout.name(), order, requests,
-                idle(app0, app1), checkDecisions(limited, requests, decided0, decided1));
+                idle(app0, app1), checkDecisions(limited, requests, decided0, decided1),
+                calls > 0 ? (double) requests / calls : 0);
         LOG.infof("HTTP %s %d %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d  "
-                + "CPU/req JVM %.2f Redis %.2f us  idle %.0f%% (app cores %.0f%%)  decisions: %s", layout.name(), order,
+                + "CPU/req JVM %.2f Redis %.2f us  idle %.0f%% (app cores %.0f%%)  decisions/call %.1f  decisions: %s",
+                layout.name(), order,
                 path, keySet, row.requestsPerSecond(), row.p50Micros(), row.p99Micros(), row.non2xx(), row.errors(),
-                row.jvmCpuMicros(), row.redisCpuMicros(), row.idlePercent(), row.appIdlePercent(), row.decisions());
+                row.jvmCpuMicros(), row.redisCpuMicros(), row.idlePercent(), row.appIdlePercent(), row.decisionsPerCall(),
+                row.decisions());
         return row;
     }
 
@@ -319,7 +329,8 @@ final class HttpBench {
     }
 
     static Row parse(String path, String keySet, boolean limited, String out, double jvmCpuMicros, double redisCpuMicros,
-            double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions) {
+            double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions,
+            double decisionsPerCall) {
         double rps = number(out, "Requests/sec:\\s+([0-9.]+)");
         long non2xx = (long) numberOr(out, "Non-2xx or 3xx responses:\\s+(\\d+)", 0);
         Matcher errors = Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
@@ -331,7 +342,8 @@ final class HttpBench {
             }
         }
         return new Row(path, keySet, limited, rps, percentile(out, "50"), percentile(out, "90"), percentile(out, "99"),
-                non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent, layout, order, requests, appIdlePercent, decisions);
+                non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent, layout, order, requests, appIdlePercent, decisions,
+                decisionsPerCall);
     }
 
     /** wrk prints e.g. {@code 99%    1.23ms}; in microseconds. */

@@ -195,27 +195,32 @@ final class Report {
                                 + "CPU per request: what this JVM and Redis (`INFO cpu`) spent over a measured run, divided by "
                                 + "the requests wrk completed; idle: the share of all cores' time, and of this JVM's cores' "
                                 + "time, nobody used (`/proc/stat`). Every limited run is checked against the limiter's "
-                                + "decision counts: every request admitted by Redis (outcome `allowed`), no other outcome.%n%n",
+                                + "decision counts: every request admitted by Redis (outcome `allowed`), no other outcome. "
+                                + "Decisions per Redis call: the requests of a limited run divided by the script calls Redis "
+                                + "ran meanwhile (`INFO commandstats`), how many decisions a script call carried on average.%n%n",
                         wrkThreads(), settings.httpConnections(), env.redis()));
                 md.append("| key set | without @RateLimit req/s | with @RateLimit req/s | ratio | JVM CPU µs/req without "
-                        + "| JVM CPU µs/req with | added by the limiter µs/req | Redis CPU µs/req with |\n");
-                md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                        + "| JVM CPU µs/req with | added by the limiter µs/req | Redis CPU µs/req with | decisions per Redis call |\n");
+                md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
                 for (HttpSummary h : HttpSummary.of(http)) {
-                    md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %s | %.2f | %.2f | %.2f | %.2f |%n",
+                    md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %s | %.2f | %.2f | %.2f | %.2f | %.1f |%n",
                             h.keySet(), h.unlimitedRps(), h.limitedRps(), pct(h.ratio()), h.unlimitedJvmMicros(),
-                            h.limitedJvmMicros(), h.limitedJvmMicros() - h.unlimitedJvmMicros(), h.limitedRedisMicros()));
+                            h.limitedJvmMicros(), h.limitedJvmMicros() - h.unlimitedJvmMicros(), h.limitedRedisMicros(),
+                            h.limitedDecisionsPerCall()));
                 }
                 md.append("\nEach run:\n\n");
                 md.append("| endpoint | clients | run | requests/s | p50 µs | p90 µs | p99 µs | non-2xx "
-                        + "| socket errors | JVM CPU µs/req | Redis CPU µs/req | idle | idle, JVM's cores | decisions |\n");
-                md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                        + "| socket errors | JVM CPU µs/req | Redis CPU µs/req | idle | idle, JVM's cores | decisions per Redis call "
+                        + "| decisions |\n");
+                md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
                 for (HttpBench.Row r : http) {
                     md.append(String.format(Locale.ROOT,
-                            "| `%s` | %s | %d | %,.0f | %,.0f | %,.0f | %,.0f | %d | %d | %.2f | %.2f | %s | %s | %s |%n",
+                            "| `%s` | %s | %d | %,.0f | %,.0f | %,.0f | %,.0f | %d | %d | %.2f | %.2f | %s | %s | %s | %s |%n",
                             r.endpoint(), r.keySet(), r.order(), r.requestsPerSecond(), r.p50Micros(), r.p90Micros(),
                             r.p99Micros(), r.non2xx(), r.errors(), r.jvmCpuMicros(), r.redisCpuMicros(),
                             r.idlePercent() < 0 ? "n/a" : pct(r.idlePercent() / 100),
-                            r.appIdlePercent() < 0 ? "n/a" : pct(r.appIdlePercent() / 100), r.decisions()));
+                            r.appIdlePercent() < 0 ? "n/a" : pct(r.appIdlePercent() / 100),
+                            r.limited() ? String.format(Locale.ROOT, "%.1f", r.decisionsPerCall()) : "-", r.decisions()));
                 }
                 md.append('\n');
             }
@@ -343,7 +348,7 @@ final class Report {
      * its runs: CPU summed, divided by requests summed).
      */
     record HttpSummary(String keySet, double unlimitedRps, double limitedRps, double unlimitedJvmMicros,
-            double limitedJvmMicros, double limitedRedisMicros) {
+            double limitedJvmMicros, double limitedRedisMicros, double limitedDecisionsPerCall) {
 
         double ratio() {
             return limitedRps / unlimitedRps;
@@ -358,7 +363,8 @@ final class Report {
                     continue;
                 }
                 out.add(new HttpSummary(keySet, meanRps(off), meanRps(on), perRequest(off, HttpBench.Row::jvmCpuMicros),
-                        perRequest(on, HttpBench.Row::jvmCpuMicros), perRequest(on, HttpBench.Row::redisCpuMicros)));
+                        perRequest(on, HttpBench.Row::jvmCpuMicros), perRequest(on, HttpBench.Row::redisCpuMicros),
+                        decisionsPerCall(on)));
             }
             return out;
         }
@@ -375,6 +381,17 @@ final class Report {
                 requests += r.requests();
             }
             return requests == 0 ? 0 : cpu / requests;
+        }
+
+        /** Requests over script calls, summed over the runs. */
+        private static double decisionsPerCall(List<HttpBench.Row> rows) {
+            double calls = 0;
+            long requests = 0;
+            for (HttpBench.Row r : rows) {
+                calls += r.decisionsPerCall() > 0 ? r.requests() / r.decisionsPerCall() : 0;
+                requests += r.requests();
+            }
+            return calls == 0 ? 0 : requests / calls;
         }
     }
 
