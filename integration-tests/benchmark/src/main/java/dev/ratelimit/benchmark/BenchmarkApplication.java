@@ -83,7 +83,7 @@ public class BenchmarkApplication implements QuarkusApplication {
                     http = new HttpBench(httpPort, settings.httpConnections(), settings.warmupMillis(),
                             settings.durationMillis(), settings.keys(), () -> LimiterSuite.redisCpuSeconds(admin),
                             () -> LimiterSuite.redisScriptCalls(admin), layout,
-                            tally).profiled(System.getProperty("bench.http.profile", ""), settings.output())
+                            tally, settings.repetitions()).profiled(System.getProperty("bench.http.profile", ""), settings.output())
                             .measure(java.nio.file.Files.createTempDirectory("bench-wrk"));
                 } else {
                     LOG.warnf("HTTP suite skipped: %s", httpSkipped);

@@ -22,8 +22,9 @@ import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
 /**
  * Drives the application's endpoints with {@code wrk} (a real HTTP load generator, in its own
  * process): the same resource with and without {@code @RateLimit}, in one run. Per key set, after a
- * warm-up of both endpoints, they are measured A/B/B/A (unlimited, limited, limited, unlimited), so a
- * drift of the machine over the four runs weighs on both alike.
+ * warm-up of both endpoints, they are measured in rounds of A/B/B/A (unlimited, limited, limited, unlimited), so
+ * a drift of the machine over a round's four runs weighs on both alike; the report compares the endpoints round by
+ * round and gives the median round with the range.
  * <p>
  * Layouts ({@code bench.http.layout}): {@code shared}, Redis, this JVM and wrk on whatever cores the
  * machine gives them; {@code pinned}, Redis on cores of its own and this JVM and wrk on the others
@@ -47,13 +48,13 @@ final class HttpBench {
      * One wrk run, with what it cost: CPU of this JVM and of Redis per request, and the share of the
      * CPU left idle (-1 where {@code /proc/stat} cannot be read): of the whole machine, and of the
      * cores this JVM may run on. An endpoint that leaves its cores idle is bound by latency, not by
-     * CPU. {@code order} is the run's place in its A/B/B/A sequence (1 to 4); {@code decisions} what
-     * the limiter counted over the run, by outcome.
+     * CPU. {@code order} is the run's place among its key set's runs (1 to 4 × rounds), {@code round} the A/B/B/A
+     * round it is part of; {@code decisions} what the limiter counted over the run, by outcome.
      */
     record Row(String endpoint, String keySet, boolean limited, double requestsPerSecond, double p50Micros,
             double p90Micros, double p99Micros, long non2xx, long errors, double jvmCpuMicros, double redisCpuMicros,
             double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions,
-            double decisionsPerCall) {
+            double decisionsPerCall, int round) {
     }
 
     private final int port;
@@ -66,12 +67,15 @@ final class HttpBench {
     private final LongSupplier redisScriptCalls;
     private final Layout layout;
     private final DecisionTally tally;
+    /** A/B/B/A rounds per key set ({@code bench.repetitions}). */
+    private final int rounds;
     /** async-profiler's library ({@code bench.http.profile}), or empty: no profile. */
     private String profiler = "";
     private Path profileDir;
 
     HttpBench(int port, int connections, long warmupMillis, long durationMillis, int keys, DoubleSupplier redisCpuSeconds,
-            LongSupplier redisScriptCalls, Layout layout, DecisionTally tally) {
+            LongSupplier redisScriptCalls, Layout layout, DecisionTally tally, int rounds) {
+        this.rounds = Math.max(1, rounds);
         this.redisScriptCalls = redisScriptCalls;
         this.port = port;
         this.connections = connections;
@@ -125,7 +129,7 @@ final class HttpBench {
     }
 
     /**
-     * After each key set's four runs, one more limited run, not counted, sampled by async-profiler
+     * After each key set's rounds, one more limited run, not counted, sampled by async-profiler
      * ({@code libasyncProfiler.so} at {@code library}, loaded into this JVM with {@code jcmd}): CPU
      * samples of every thread, written as collapsed stacks to {@code dir}.
      */
@@ -170,15 +174,22 @@ final class HttpBench {
         return rows;
     }
 
-    /** Both endpoints warmed up, then measured unlimited, limited, limited, unlimited. */
+    /**
+     * Both endpoints warmed up, then measured in rounds of unlimited, limited, limited, unlimited: each round pairs the
+     * endpoints close in time, so that the machine's drift between rounds (a shared machine's neighbours, the JIT
+     * still compiling) moves both sides of a round's comparison alike.
+     */
     private List<Row> abba(String unlimited, String limited, String keySet, Path script) throws IOException {
         wrk(url(unlimited), script, warmupMillis);
         wrk(url(limited), script, warmupMillis);
-        List<Row> rows = new ArrayList<>(4);
-        rows.add(run(unlimited, keySet, false, script, 1));
-        rows.add(run(limited, keySet, true, script, 2));
-        rows.add(run(limited, keySet, true, script, 3));
-        rows.add(run(unlimited, keySet, false, script, 4));
+        List<Row> rows = new ArrayList<>(4 * rounds);
+        for (int round = 1; round <= rounds; round++) {
+            int first = 4 * (round - 1);
+            rows.add(run(unlimited, keySet, false, script, first + 1, round));
+            rows.add(run(limited, keySet, true, script, first + 2, round));
+            rows.add(run(limited, keySet, true, script, first + 3, round));
+            rows.add(run(unlimited, keySet, false, script, first + 4, round));
+        }
         if (!profiler.isBlank()) {
             profile(limited, keySet, script);
             profile(unlimited, keySet, script);
@@ -202,7 +213,7 @@ final class HttpBench {
         return "http://127.0.0.1:" + port + path;
     }
 
-    private Row run(String path, String keySet, boolean limited, Path script, int order) throws IOException {
+    private Row run(String path, String keySet, boolean limited, Path script, int order, int round) throws IOException {
         ClosedLoop.sleep(300); // let the last replies and the GC settle
         long[] decided0 = tally.snapshot();
         long jvm0 = ClosedLoop.processCpuNanos();
@@ -221,7 +232,7 @@ final class HttpBench {
         Row row = parse(path, keySet, limited, out, requests > 0 ? jvmNanos / requests / 1000 : 0,
                 requests > 0 ? redisNanos / requests / 1000 : 0, idle(machine0, machine1), layout.name(), order, requests,
                 idle(app0, app1), checkDecisions(limited, requests, decided0, decided1),
-                calls > 0 ? (double) requests / calls : 0);
+                calls > 0 ? (double) requests / calls : 0, round);
         LOG.infof("HTTP %s %d %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d  "
                 + "CPU/req JVM %.2f Redis %.2f us  idle %.0f%% (app cores %.0f%%)  decisions/call %.1f  decisions: %s",
                 layout.name(), order,
@@ -330,7 +341,7 @@ final class HttpBench {
 
     static Row parse(String path, String keySet, boolean limited, String out, double jvmCpuMicros, double redisCpuMicros,
             double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions,
-            double decisionsPerCall) {
+            double decisionsPerCall, int round) {
         double rps = number(out, "Requests/sec:\\s+([0-9.]+)");
         long non2xx = (long) numberOr(out, "Non-2xx or 3xx responses:\\s+(\\d+)", 0);
         Matcher errors = Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
@@ -343,7 +354,7 @@ final class HttpBench {
         }
         return new Row(path, keySet, limited, rps, percentile(out, "50"), percentile(out, "90"), percentile(out, "99"),
                 non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent, layout, order, requests, appIdlePercent, decisions,
-                decisionsPerCall);
+                decisionsPerCall, round);
     }
 
     /** wrk prints e.g. {@code 99%    1.23ms}; in microseconds. */

@@ -191,7 +191,7 @@ final class Report {
                 md.append(String.format(Locale.ROOT,
                         "`wrk -t%d -c%d --latency` against one non-blocking JAX-RS method with and without `@RateLimit` "
                                 + "(token bucket, per client address or per `X-Client` header), after a warm-up of both, "
-                                + "measured A/B/B/A (unlimited, limited, limited, unlimited). Redis: %s. "
+                                + "measured in rounds of A/B/B/A (unlimited, limited, limited, unlimited; `bench.repetitions` rounds). Redis: %s. "
                                 + "CPU per request: what this JVM and Redis (`INFO cpu`) spent over a measured run, divided by "
                                 + "the requests wrk completed; idle: the share of all cores' time, and of this JVM's cores' "
                                 + "time, nobody used (`/proc/stat`). Every limited run is checked against the limiter's "
@@ -199,14 +199,15 @@ final class Report {
                                 + "Decisions per Redis call: the requests of a limited run divided by the script calls Redis "
                                 + "ran meanwhile (`INFO commandstats`), how many decisions a script call carried on average.%n%n",
                         wrkThreads(), settings.httpConnections(), env.redis()));
-                md.append("| key set | without @RateLimit req/s | with @RateLimit req/s | ratio | JVM CPU µs/req without "
+                md.append("Per key set, the median of its A/B/B/A rounds; the ratio and the CPU the limiter adds are "
+                        + "taken within each round, and carry their range (min–max) over the rounds.\n\n");
+                md.append("| key set | rounds | without @RateLimit req/s | with @RateLimit req/s | ratio | JVM CPU µs/req without "
                         + "| JVM CPU µs/req with | added by the limiter µs/req | Redis CPU µs/req with | decisions per Redis call |\n");
-                md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
                 for (HttpSummary h : HttpSummary.of(http)) {
-                    md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %s | %.2f | %.2f | %.2f | %.2f | %.1f |%n",
-                            h.keySet(), h.unlimitedRps(), h.limitedRps(), pct(h.ratio()), h.unlimitedJvmMicros(),
-                            h.limitedJvmMicros(), h.limitedJvmMicros() - h.unlimitedJvmMicros(), h.limitedRedisMicros(),
-                            h.limitedDecisionsPerCall()));
+                    md.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %s | %.2f | %.2f | %s | %.2f | %.1f |%n",
+                            h.keySet(), h.rounds(), h.unlimitedRps(), h.limitedRps(), ratioRange(h), h.unlimitedJvmMicros(),
+                            h.limitedJvmMicros(), addedRange(h), h.limitedRedisMicros(), h.limitedDecisionsPerCall()));
                 }
                 md.append("\nEach run:\n\n");
                 md.append("| endpoint | clients | run | requests/s | p50 µs | p90 µs | p99 µs | non-2xx "
@@ -330,13 +331,24 @@ final class Report {
         for (HttpSummary h : HttpSummary.of(http)) {
             boolean pinned = HttpBench.Layout.PINNED.equals(settings.httpLayout());
             String where = "HTTP, layout " + settings.httpLayout() + " (" + h.keySet() + ")";
-            out.add(new String[] { where + ": with @RateLimit ≥ 85% of without", pct(h.ratio()),
+            out.add(new String[] { where + ": with @RateLimit ≥ 85% of without", ratioRange(h),
                     pinned ? mark(h.ratio() >= 0.85) : "(target set for the pinned layout)" });
-            double added = h.limitedJvmMicros() - h.unlimitedJvmMicros();
-            out.add(new String[] { where + ": JVM CPU the limiter adds ≤ ~2 µs per request",
-                    String.format(Locale.ROOT, "%.2f µs", added), pinned ? mark(added <= 2.0) : "(target set for the pinned layout)" });
+            out.add(new String[] { where + ": JVM CPU the limiter adds ≤ ~2 µs per request", addedRange(h),
+                    pinned ? mark(h.added() <= 2.0) : "(target set for the pinned layout)" });
         }
         return out;
+    }
+
+    /** The median ratio of a key set's rounds, with its range when there are several. */
+    private static String ratioRange(HttpSummary h) {
+        return h.rounds() > 1 ? pct(h.ratio()) + " (" + pct(h.ratioMin()) + "–" + pct(h.ratioMax()) + ")" : pct(h.ratio());
+    }
+
+    /** The median JVM CPU the limiter adds per request, with its range when there are several rounds. */
+    private static String addedRange(HttpSummary h) {
+        return h.rounds() > 1
+                ? String.format(Locale.ROOT, "%.2f µs (%.2f–%.2f)", h.added(), h.addedMin(), h.addedMax())
+                : String.format(Locale.ROOT, "%.2f µs", h.added());
     }
 
     private int wrkThreads() {
@@ -344,29 +356,64 @@ final class Report {
     }
 
     /**
-     * One key set of the HTTP suite: each endpoint's requests/s (the mean of its runs) and CPU per request (over all
-     * its runs: CPU summed, divided by requests summed).
+     * One key set of the HTTP suite, compared round by round: in each A/B/B/A round, the limited endpoint's mean
+     * requests/s over the unlimited one's (the ratio) and its JVM CPU per request less the unlimited one's (what the
+     * limiter adds; CPU summed over a round's runs of an endpoint, divided by their requests). Each figure is the
+     * median over the rounds; the ratio and the added CPU also carry their range over the rounds.
      */
-    record HttpSummary(String keySet, double unlimitedRps, double limitedRps, double unlimitedJvmMicros,
-            double limitedJvmMicros, double limitedRedisMicros, double limitedDecisionsPerCall) {
-
-        double ratio() {
-            return limitedRps / unlimitedRps;
-        }
+    record HttpSummary(String keySet, int rounds, double unlimitedRps, double limitedRps, double unlimitedJvmMicros,
+            double limitedJvmMicros, double limitedRedisMicros, double limitedDecisionsPerCall, double ratio,
+            double ratioMin, double ratioMax, double added, double addedMin, double addedMax) {
 
         static List<HttpSummary> of(List<HttpBench.Row> rows) {
             List<HttpSummary> out = new ArrayList<>();
             for (String keySet : rows.stream().map(HttpBench.Row::keySet).distinct().toList()) {
-                List<HttpBench.Row> off = rows.stream().filter(r -> r.keySet().equals(keySet) && !r.limited()).toList();
-                List<HttpBench.Row> on = rows.stream().filter(r -> r.keySet().equals(keySet) && r.limited()).toList();
-                if (off.isEmpty() || on.isEmpty()) {
+                List<Double> offRps = new ArrayList<>();
+                List<Double> onRps = new ArrayList<>();
+                List<Double> offJvm = new ArrayList<>();
+                List<Double> onJvm = new ArrayList<>();
+                List<Double> onRedis = new ArrayList<>();
+                List<Double> onPerCall = new ArrayList<>();
+                List<Double> ratios = new ArrayList<>();
+                List<Double> added = new ArrayList<>();
+                for (int round : rows.stream().filter(r -> r.keySet().equals(keySet)).map(HttpBench.Row::round).distinct()
+                        .toList()) {
+                    List<HttpBench.Row> off = rows.stream()
+                            .filter(r -> r.keySet().equals(keySet) && r.round() == round && !r.limited()).toList();
+                    List<HttpBench.Row> on = rows.stream()
+                            .filter(r -> r.keySet().equals(keySet) && r.round() == round && r.limited()).toList();
+                    if (off.isEmpty() || on.isEmpty()) {
+                        continue;
+                    }
+                    offRps.add(meanRps(off));
+                    onRps.add(meanRps(on));
+                    offJvm.add(perRequest(off, HttpBench.Row::jvmCpuMicros));
+                    onJvm.add(perRequest(on, HttpBench.Row::jvmCpuMicros));
+                    onRedis.add(perRequest(on, HttpBench.Row::redisCpuMicros));
+                    onPerCall.add(decisionsPerCall(on));
+                    ratios.add(meanRps(on) / meanRps(off));
+                    added.add(perRequest(on, HttpBench.Row::jvmCpuMicros) - perRequest(off, HttpBench.Row::jvmCpuMicros));
+                }
+                if (ratios.isEmpty()) {
                     continue;
                 }
-                out.add(new HttpSummary(keySet, meanRps(off), meanRps(on), perRequest(off, HttpBench.Row::jvmCpuMicros),
-                        perRequest(on, HttpBench.Row::jvmCpuMicros), perRequest(on, HttpBench.Row::redisCpuMicros),
-                        decisionsPerCall(on)));
+                out.add(new HttpSummary(keySet, ratios.size(), median(offRps), median(onRps), median(offJvm),
+                        median(onJvm), median(onRedis), median(onPerCall), median(ratios), min(ratios), max(ratios),
+                        median(added), min(added), max(added)));
             }
             return out;
+        }
+
+        private static double median(List<Double> values) {
+            return LimiterSuite.Row.median(values);
+        }
+
+        private static double min(List<Double> values) {
+            return values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        }
+
+        private static double max(List<Double> values) {
+            return values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
         }
 
         private static double meanRps(List<HttpBench.Row> rows) {
