@@ -49,12 +49,18 @@ final class HttpBench {
      * CPU left idle (-1 where {@code /proc/stat} cannot be read): of the whole machine, and of the
      * cores this JVM may run on. An endpoint that leaves its cores idle is bound by latency, not by
      * CPU. {@code order} is the run's place among its key set's runs (1 to 4 × rounds), {@code round} the A/B/B/A
-     * round it is part of; {@code decisions} what the limiter counted over the run, by outcome.
+     * round it is part of; {@code decisions} what the limiter counted over the run, by outcome; {@code redisCalls} the
+     * script calls Redis ran meanwhile.
      */
     record Row(String endpoint, String keySet, boolean limited, double requestsPerSecond, double p50Micros,
             double p90Micros, double p99Micros, long non2xx, long errors, double jvmCpuMicros, double redisCpuMicros,
             double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions,
-            double decisionsPerCall, int round) {
+            long redisCalls, int round) {
+
+        /** How many decisions a Redis script call carried on average over this run (0 when none was made). */
+        double decisionsPerCall() {
+            return redisCalls > 0 ? (double) requests / redisCalls : 0;
+        }
     }
 
     private final int port;
@@ -232,7 +238,7 @@ final class HttpBench {
         Row row = parse(path, keySet, limited, out, requests > 0 ? jvmNanos / requests / 1000 : 0,
                 requests > 0 ? redisNanos / requests / 1000 : 0, idle(machine0, machine1), layout.name(), order, requests,
                 idle(app0, app1), checkDecisions(limited, requests, decided0, decided1),
-                calls > 0 ? (double) requests / calls : 0, round);
+                calls, round);
         LOG.infof("HTTP %s %d %-14s %-14s %,10.0f req/s  p50 %,8.0f us  p99 %,8.0f us  non-2xx %d  errors %d  "
                 + "CPU/req JVM %.2f Redis %.2f us  idle %.0f%% (app cores %.0f%%)  decisions/call %.1f  decisions: %s",
                 layout.name(), order,
@@ -341,7 +347,7 @@ final class HttpBench {
 
     static Row parse(String path, String keySet, boolean limited, String out, double jvmCpuMicros, double redisCpuMicros,
             double idlePercent, String layout, int order, long requests, double appIdlePercent, String decisions,
-            double decisionsPerCall, int round) {
+            long redisCalls, int round) {
         double rps = number(out, "Requests/sec:\\s+([0-9.]+)");
         long non2xx = (long) numberOr(out, "Non-2xx or 3xx responses:\\s+(\\d+)", 0);
         Matcher errors = Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
@@ -354,7 +360,7 @@ final class HttpBench {
         }
         return new Row(path, keySet, limited, rps, percentile(out, "50"), percentile(out, "90"), percentile(out, "99"),
                 non2xx, errs, jvmCpuMicros, redisCpuMicros, idlePercent, layout, order, requests, appIdlePercent, decisions,
-                decisionsPerCall, round);
+                redisCalls, round);
     }
 
     /** wrk prints e.g. {@code 99%    1.23ms}; in microseconds. */

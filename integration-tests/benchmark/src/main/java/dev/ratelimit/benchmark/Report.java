@@ -385,14 +385,18 @@ final class Report {
                     if (off.isEmpty() || on.isEmpty()) {
                         continue;
                     }
-                    offRps.add(meanRps(off));
-                    onRps.add(meanRps(on));
-                    offJvm.add(perRequest(off, HttpBench.Row::jvmCpuMicros));
-                    onJvm.add(perRequest(on, HttpBench.Row::jvmCpuMicros));
+                    double unlimitedRps = meanRps(off);
+                    double limitedRps = meanRps(on);
+                    double unlimitedJvm = perRequest(off, HttpBench.Row::jvmCpuMicros);
+                    double limitedJvm = perRequest(on, HttpBench.Row::jvmCpuMicros);
+                    offRps.add(unlimitedRps);
+                    onRps.add(limitedRps);
+                    offJvm.add(unlimitedJvm);
+                    onJvm.add(limitedJvm);
                     onRedis.add(perRequest(on, HttpBench.Row::redisCpuMicros));
                     onPerCall.add(decisionsPerCall(on));
-                    ratios.add(meanRps(on) / meanRps(off));
-                    added.add(perRequest(on, HttpBench.Row::jvmCpuMicros) - perRequest(off, HttpBench.Row::jvmCpuMicros));
+                    ratios.add(limitedRps / unlimitedRps);
+                    added.add(limitedJvm - unlimitedJvm);
                 }
                 if (ratios.isEmpty()) {
                     continue;
@@ -432,13 +436,13 @@ final class Report {
 
         /** Requests over script calls, summed over the runs. */
         private static double decisionsPerCall(List<HttpBench.Row> rows) {
-            double calls = 0;
+            long calls = 0;
             long requests = 0;
             for (HttpBench.Row r : rows) {
-                calls += r.decisionsPerCall() > 0 ? r.requests() / r.decisionsPerCall() : 0;
+                calls += r.redisCalls();
                 requests += r.requests();
             }
-            return calls == 0 ? 0 : requests / calls;
+            return calls == 0 ? 0 : (double) requests / calls;
         }
     }
 
