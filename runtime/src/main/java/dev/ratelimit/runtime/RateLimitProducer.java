@@ -106,6 +106,11 @@ public class RateLimitProducer {
                         failure -> LOG.debugf("Could not preload rate-limit scripts (%s); the first calls will "
                                 + "send them", failure.toString()));
             }
+            if (config.redis().functions() && !cluster && scripts.library() != null) {
+                // a cluster would need the library on every primary, kept there through resharding and failovers
+                executor.loadFunctions(scripts.library()).subscribe().with(loaded -> {
+                }, failure -> LOG.debugf("Could not load the rate-limit functions: %s", failure.toString()));
+            }
         }
         // a RateLimitMetrics bean exists only when the application has Micrometer, a DecisionTally only in dev mode,
         // a RateLimitTracing bean only when it has OpenTelemetry tracing (and quarkus.ratelimit.tracing.enabled)

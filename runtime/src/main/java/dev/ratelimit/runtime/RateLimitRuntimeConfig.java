@@ -140,6 +140,20 @@ public interface RateLimitRuntimeConfig {
         boolean preloadScripts();
 
         /**
+         * Whether decisions call Redis functions (`FCALL`, Redis 7.0 and later) where Redis takes them. The
+         * extension then loads its scripts as one function library (`FUNCTION LOAD`, named `ratelimit_<hash>`, its
+         * hash that of the code, so that versions sharing a Redis each keep their own) when the application starts,
+         * and a decision runs only its own work, where a script (`EVALSHA`) first defines every function of the
+         * scripts again (the performance page measures the difference). Until the library is loaded, where Redis
+         * refuses it (before 7.0, without the right to load or call functions, behind a proxy that does not pass
+         * them), and on a Redis Cluster, decisions run as scripts. A library Redis loses (a restart without
+         * persistence, `FUNCTION FLUSH`) is loaded again while decisions go on as scripts. `false`: always scripts,
+         * nothing loaded into Redis but scripts.
+         */
+        @WithDefault("true")
+        boolean functions();
+
+        /**
          * Most decisions sent to Redis in one script run. When decisions arrive while earlier ones
          * are still waiting for Redis, those made on one event loop in the same turn go together:
          * Redis parses one command and writes one reply for all of them, and reads and writes a key

@@ -14,16 +14,8 @@
 -- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies (per
 -- entry of several calls, the form decide_same describes); a call that failed has an error in its
 -- first place and zeros after it.
-local policies = {}
-local a = 2
-for i = 1, tonumber(ARGV[2]) do
-  policies[i] = { ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), ARGV[a + 5] }
-  a = a + 5
-end
-local out = {}
-local o = 0
-local k = 0
-local calls = tonumber(ARGV[1])
+-- The reply of the run being decided.
+local out
 
 -- A call that failed has an error in its first place and zeros after it.
 local function failed(ok, err, o, n)
@@ -96,44 +88,58 @@ local function decide_same(key, p, cost, n, o)
   return e + 5
 end
 
-local compact = ARGV[a + 1]
-if sub(compact, 1, 1) == 'S' then
-  set_clock(sub(compact, 2))
-  local np = #policies
-  -- entries standing for several identical calls: pairs (entry, number of calls) after the entries' values
-  local repeats = {}
-  for r = a + 2 + calls, #ARGV, 2 do
-    repeats[tonumber(ARGV[r])] = tonumber(ARGV[r + 1])
+local function main()
+  begin_run()
+  local policies = {}
+  local a = 2
+  for i = 1, tonumber(ARGV[2]) do
+    policies[i] = { ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), ARGV[a + 5] }
+    a = a + 5
   end
-  for c = 1, calls do
-    local key = KEYS[c]
-    local v = tonumber(ARGV[a + 1 + c]) - 1
-    local i = v % np
-    local p = policies[i + 1]
-    local cost = (v - i) / np + 1
-    local n = repeats[c]
-    if n then
-      o = decide_same(key, p, cost, n, o)
-    else
-      local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o)
-      if not ok or err then failed(ok, err, o, 1) end
-      o = o + 5
+  out = {}
+  local o = 0
+  local k = 0
+  local calls = tonumber(ARGV[1])
+
+  local compact = ARGV[a + 1]
+  if sub(compact, 1, 1) == 'S' then
+    set_clock(sub(compact, 2))
+    local np = #policies
+    -- entries standing for several identical calls: pairs (entry, number of calls) after the entries' values
+    local repeats = {}
+    for r = a + 2 + calls, #ARGV, 2 do
+      repeats[tonumber(ARGV[r])] = tonumber(ARGV[r + 1])
     end
+    for c = 1, calls do
+      local key = KEYS[c]
+      local v = tonumber(ARGV[a + 1 + c]) - 1
+      local i = v % np
+      local p = policies[i + 1]
+      local cost = (v - i) / np + 1
+      local n = repeats[c]
+      if n then
+        o = decide_same(key, p, cost, n, o)
+      else
+        local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o)
+        if not ok or err then failed(ok, err, o, 1) end
+        o = o + 5
+      end
+    end
+    kv_flush()
+    -- an entry that failed leaves what its decisions wrote after its error: not part of the reply
+    for i = #out, o + 1, -1 do out[i] = nil end
+    return out
+  end
+
+  for c = 1, calls do
+    local n = tonumber(ARGV[a + 1])
+    -- a call that fails (a key of the wrong type, say) fails alone, as it would outside a batch
+    local ok, err = pcall(decide, k, n, a + 1, policies, out, o)
+    if not ok or err then failed(ok, err, o, n) end
+    k = k + n
+    a = a + 3 + 2 * n
+    o = o + 1 + 4 * n
   end
   kv_flush()
-  -- an entry that failed leaves what its decisions wrote after its error: not part of the reply
-  for i = #out, o + 1, -1 do out[i] = nil end
   return out
 end
-
-for c = 1, calls do
-  local n = tonumber(ARGV[a + 1])
-  -- a call that fails (a key of the wrong type, say) fails alone, as it would outside a batch
-  local ok, err = pcall(decide, k, n, a + 1, policies, out, o)
-  if not ok or err then failed(ok, err, o, n) end
-  k = k + n
-  a = a + 3 + 2 * n
-  o = o + 1 + 4 * n
-end
-kv_flush()
-return out

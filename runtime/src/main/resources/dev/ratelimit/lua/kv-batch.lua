@@ -4,9 +4,12 @@
 -- tell the difference, and a burst on one hot key costs Redis one GET and one SET per run instead
 -- of one per decision.
 local batching = true
-local pending = {}   -- key -> its value in this run (false: missing)
-local pending_ttl = {} -- key -> the TTL (ms) of its last write that set one; none: keep the key's
-local written = {}   -- keys written in this run: in order, and as a set
+local pending     -- key -> its value in this run (false: missing)
+local pending_ttl -- key -> the TTL (ms) of its last write that set one; none: keep the key's
+local written     -- keys written in this run: in order, and as a set
+run_starts[#run_starts + 1] = function()
+  pending, pending_ttl, written = {}, {}, {}
+end
 local function kv_get(key)
   local v = pending[key]
   if v == nil then

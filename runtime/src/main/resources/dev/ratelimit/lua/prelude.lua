@@ -15,12 +15,27 @@
 --          algorithm name, limit, window (microseconds), burst, shadow ('1': reported, never
 --          denies and never blocks the other policies), cost.
 
+-- How a script runs (see FunctionLibrary.java): the build composes each script as definitions, then
+-- `local function main()` (entry.lua, batch.lua or release.lua). Run with EVALSHA, the body ends by
+-- calling main; loaded as a Redis function library, the definitions run once, when the function is
+-- first called, and each call only runs main. KEYS and ARGV are locals the composed body declares (a
+-- function gets them as arguments, not as globals), and every value a run changes is set afresh by
+-- begin_run: nothing of one call may reach the next.
+
+-- The functions that reset a run's state, each source adding its own (see begin_run).
+local run_starts = {}
+
 -- The time of the call being decided, read by the algorithms.
 local now
 -- The lease of the call being charged, when it holds concurrency slots (see concurrency.lua).
 local lease
 -- Redis TIME, read once per script run: the calls of one batch are decided at one instant.
 local redis_now
+-- Called first by main: forgets everything an earlier call left.
+local function begin_run()
+  now, lease, redis_now = nil, nil, nil
+  for i = 1, #run_starts do run_starts[i]() end
+end
 local function set_clock(arg)
   if arg ~= '' then
     now = tonumber(arg)

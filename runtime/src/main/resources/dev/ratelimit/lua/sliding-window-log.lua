@@ -41,7 +41,9 @@ local function log_write_waiting(key, log)
   end
 end
 if batching then
-  logs, waiting = {}, {}
+  run_starts[#run_starts + 1] = function()
+    logs, waiting = {}, {}
+  end
   flush_hooks[#flush_hooks + 1] = function()
     for i = 1, #waiting do
       local key = waiting[i]

@@ -16,6 +16,7 @@ import org.luaj.vm2.compiler.LuaC;
 import org.luaj.vm2.lib.jse.JsePlatform;
 
 import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.redis.FunctionLibrary;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 
 /**
@@ -29,7 +30,9 @@ import dev.ratelimit.runtime.redis.LuaScriptRegistry;
  * requests mixing them); {@code decide/<algorithm>} carries one, so the common single-algorithm call
  * defines only what it uses; {@code decide-batch} and {@code decide-batch/<algorithm>} are their batch
  * counterparts. Redis runs a script's whole body on every call, so a script defining only what it uses
- * costs it less per run.
+ * costs it less per run. Each composed script defines {@code main} last; {@link FunctionLibrary#script} makes it a
+ * script Redis runs with {@code EVALSHA}, and the same text becomes a function of the library the extension loads
+ * where Redis has functions.
  */
 final class LuaScripts {
 
@@ -119,6 +122,7 @@ final class LuaScripts {
         scripts.put(LuaScriptRegistry.DECIDE, entry + all + sources.get(ENTRY));
         scripts.put(LuaScriptRegistry.BATCH, batch + all + sources.get(BATCH));
         scripts.put(LuaScriptRegistry.RELEASE, sources.get(RELEASE));
+        scripts.replaceAll((name, body) -> FunctionLibrary.script(body));
         // extra sources (not part of the extension's layout) become scripts of their own
         for (Map.Entry<String, String> e : sources.entrySet()) {
             if (!sourcePaths().contains(e.getKey())) {

@@ -32,15 +32,19 @@ class EngineMatchesModelTest {
 
     private static final AtomicLong CASES = new AtomicLong();
     private static ScriptRunner redis;
+    /** The same calls as {@link #redis}, as calls of the function library (on keys of their own). */
+    private static ScriptRunner functions;
 
     @BeforeAll
     static void loadScripts() {
         redis = new ScriptRunner(() -> RedisFixture.shared().client());
+        functions = new ScriptRunner(() -> RedisFixture.shared().client(), true);
     }
 
     @AfterAll
     static void close() {
         redis.close();
+        functions.close();
     }
 
     @Test
@@ -61,17 +65,22 @@ class EngineMatchesModelTest {
         Policy[] policies = new Policy[n];
         String[] single = new String[n];
         String[] batched = new String[n];
+        String[] singleFunction = new String[n];
+        String[] batchedFunction = new String[n];
         String[] local = new String[n];
         for (int i = 0; i < n; i++) {
             policies[i] = policy("p" + i, limits[i]);
             single[i] = Engine.prefix() + ":model" + id + ":{s}:p" + i;
             batched[i] = Engine.prefix() + ":model" + id + ":{b}:p" + i;
+            singleFunction[i] = Engine.prefix() + ":model" + id + ":{fs}:p" + i;
+            batchedFunction[i] = Engine.prefix() + ":model" + id + ":{fb}:p" + i;
             local[i] = "p" + i;
         }
         ReferenceModel model = new ReferenceModel();
         LocalBackend backend = new LocalBackend();
         long now = Scenarios.EPOCH + s.start();
         List<Call> run = new ArrayList<>();
+        List<Call> functionRun = new ArrayList<>();
         List<long[]> expectedInRun = new ArrayList<>();
         List<String> describedInRun = new ArrayList<>();
         // the lease of each call charged so far and its costs, for the releases of later steps
@@ -83,16 +92,18 @@ class EngineMatchesModelTest {
             if (st.release() >= 0 && !leases.isEmpty()) {
                 // a release is not part of a batch run: the run so far goes first
                 if (!run.isEmpty()) {
-                    compareRun(run, expectedInRun, describedInRun);
+                    compareRun(run, functionRun, expectedInRun, describedInRun);
                 }
                 int which = st.release() % leases.size();
                 String lease = leases.get(which);
                 model.release(limits, local, lease);
                 redis.release(limits, single, leaseCosts.get(which), lease);
                 redis.release(limits, batched, leaseCosts.get(which), lease);
+                functions.release(limits, singleFunction, leaseCosts.get(which), lease);
+                functions.release(limits, batchedFunction, leaseCosts.get(which), lease);
                 backend.releaseNow(policies, local, lease);
             } else if (st.newRun() && !run.isEmpty()) {
-                compareRun(run, expectedInRun, describedInRun);
+                compareRun(run, functionRun, expectedInRun, describedInRun);
             }
             long[] costs = st.costs();
             // a call names a lease only when it has a concurrency policy, as the extension does
@@ -102,10 +113,14 @@ class EngineMatchesModelTest {
             long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun(), lease));
             assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
+            long[] fromFunction = functions.single(new Call(limits, singleFunction, costs, now, st.dryRun(), lease));
+            assertArrayEquals(expected, fromFunction, () -> "Redis function, one call per run, " + where + ": model "
+                    + Arrays.toString(expected) + " vs " + Arrays.toString(fromFunction));
             long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun(), lease).toScriptOrder();
             assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
             run.add(new Call(limits, batched, costs, now, st.dryRun(), lease));
+            functionRun.add(new Call(limits, batchedFunction, costs, now, st.dryRun(), lease));
             if (lease != null && expected[0] == 1 && !st.dryRun()) {
                 // charged: its slots can be released; a shadow policy that denied took none (and its cost may be one
                 // the extension refuses before asking Redis: above the capacity)
@@ -122,7 +137,7 @@ class EngineMatchesModelTest {
             describedInRun.add(where);
         }
         if (!run.isEmpty()) {
-            compareRun(run, expectedInRun, describedInRun);
+            compareRun(run, functionRun, expectedInRun, describedInRun);
         }
     }
 
@@ -140,17 +155,23 @@ class EngineMatchesModelTest {
                 Duration.ofNanos(l.windowMicros() * 1000), l.burst(), "global", l.shadow(), FailureMode.FAIL_CLOSED);
     }
 
-    private static void compareRun(List<Call> run, List<long[]> expected, List<String> where) {
-        List<long[]> replies = redis.batch(run);
-        for (int i = 0; i < run.size(); i++) {
+    /** Plays a run as a script and, on keys of its own, as a function, comparing each reply with the model's. */
+    private static void compareRun(List<Call> run, List<Call> functionRun, List<long[]> expected, List<String> where) {
+        compareReplies("Redis, batch run of ", redis.batch(run), expected, where);
+        compareReplies("Redis function, batch run of ", functions.batch(functionRun), expected, where);
+        run.clear();
+        functionRun.clear();
+        expected.clear();
+        where.clear();
+    }
+
+    private static void compareReplies(String how, List<long[]> replies, List<long[]> expected, List<String> where) {
+        for (int i = 0; i < replies.size(); i++) {
             long[] e = expected.get(i);
             long[] r = replies.get(i);
             String w = where.get(i);
-            assertArrayEquals(e, r, () -> "Redis, batch run of " + run.size() + ", " + w + ": model "
-                    + Arrays.toString(e) + " vs " + Arrays.toString(r));
+            assertArrayEquals(e, r, () -> how + replies.size() + ", " + w + ": model " + Arrays.toString(e) + " vs "
+                    + Arrays.toString(r));
         }
-        run.clear();
-        expected.clear();
-        where.clear();
     }
 }

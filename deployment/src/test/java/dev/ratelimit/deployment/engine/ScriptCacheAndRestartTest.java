@@ -39,14 +39,17 @@ import io.vertx.redis.client.RedisOptions;
 /**
  * The executor's EVALSHA / NOSCRIPT / EVAL path against a real server: the recorded SHAs are the ones Redis
  * computes, the steady state costs no EVAL, and losing the script cache ({@code SCRIPT FLUSH}) or the whole server
- * (a restart) is survived without the caller noticing.
+ * (a restart) is survived without the caller noticing. The application here runs its decisions as scripts
+ * ({@code quarkus.ratelimit.redis.functions=false}, and what a Redis without functions does).
  */
 class ScriptCacheAndRestartTest {
 
     private static final Logger LOG = Logger.getLogger(ScriptCacheAndRestartTest.class);
 
     @RegisterExtension
-    static final QuarkusUnitTest TEST = Engine.onSharedRedis();
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis()
+            // decisions as scripts: the function library's path has FunctionLibraryTest
+            .overrideConfigKey("quarkus.ratelimit.redis.functions", "false");
 
     @Inject
     DefaultRateLimiter limiter;

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
 import dev.ratelimit.deployment.lua.ComposedScripts;
+import dev.ratelimit.runtime.redis.LuaScript;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.runtime.redis.RepeatedCalls;
 import dev.ratelimit.test.redis.RespClient;
@@ -37,14 +38,41 @@ final class ScriptRunner implements AutoCloseable {
     static final long REDIS_TIME = -1;
 
     private final Supplier<RespClient> connect;
-    private final Map<String, String> shas = new HashMap<>();
+    /** Per script name, what a call names: its SHA, or with {@link #functions} its function. */
+    private final Map<String, String> names = new HashMap<>();
+    /** Calls go as {@code FCALL}s of the scripts' function library, as the extension sends them where Redis takes it. */
+    private final boolean functions;
     private RespClient redis;
 
+    /** Runs every call as a script ({@code EVALSHA}). */
     ScriptRunner(Supplier<RespClient> connect) {
+        this(connect, false);
+    }
+
+    /** Runs every call as a script, or with {@code functions} as a call of the scripts' function library. */
+    ScriptRunner(Supplier<RespClient> connect, boolean functions) {
         this.connect = connect;
+        this.functions = functions;
         this.redis = connect.get();
-        ComposedScripts.all().forEach((name, body) -> shas.put(name, redis.callString("SCRIPT", "LOAD",
-                name.equals(LuaScriptRegistry.RELEASE) ? body : longLived(body))));
+        Map<String, LuaScript> scripts = new HashMap<>();
+        ComposedScripts.all().forEach((name, body) -> {
+            String sent = name.equals(LuaScriptRegistry.RELEASE) ? body : longLived(body);
+            String sha = redis.callString("SCRIPT", "LOAD", sent);
+            scripts.put(name, new LuaScript(name, sent, sha));
+            names.put(name, sha);
+        });
+        if (functions) {
+            LuaScriptRegistry registry = new LuaScriptRegistry(scripts);
+            redis.callString("FUNCTION", "LOAD", "REPLACE", registry.library().code());
+            for (LuaScript s : registry.all()) {
+                names.put(s.name(), s.function());
+            }
+        }
+    }
+
+    /** The command a call is sent with. */
+    private String command() {
+        return functions ? "FCALL" : "EVALSHA";
     }
 
     RespClient redis() {
@@ -60,8 +88,8 @@ final class ScriptRunner implements AutoCloseable {
     long[] single(Call c) {
         int n = c.limits().length;
         List<String> args = new ArrayList<>();
-        args.add("EVALSHA");
-        args.add(sha(LuaScriptRegistry.DECIDE, List.of(c)));
+        args.add(command());
+        args.add(name(LuaScriptRegistry.DECIDE, List.of(c)));
         args.add(Integer.toString(n));
         args.addAll(List.of(c.keys()));
         args.add(time(c));
@@ -89,8 +117,8 @@ final class ScriptRunner implements AutoCloseable {
                 heldCosts.add(Long.toString(costs[i]));
             }
         }
-        args.add("EVALSHA");
-        args.add(shas.get(LuaScriptRegistry.RELEASE));
+        args.add(command());
+        args.add(names.get(LuaScriptRegistry.RELEASE));
         args.add(Integer.toString(held.size()));
         args.addAll(held);
         args.add(lease);
@@ -172,8 +200,8 @@ final class ScriptRunner implements AutoCloseable {
             }
         }
         List<String> args = new ArrayList<>();
-        args.add("EVALSHA");
-        args.add(sha(LuaScriptRegistry.BATCH, calls));
+        args.add(command());
+        args.add(name(LuaScriptRegistry.BATCH, calls));
         args.add(Integer.toString(keys.size()));
         args.addAll(keys);
         args.add(Integer.toString(repeats.size()));
@@ -238,19 +266,19 @@ final class ScriptRunner implements AutoCloseable {
         return c.now() == REDIS_TIME ? "" : Long.toString(c.now());
     }
 
-    /** The script for these calls: the one-algorithm script when they all use one algorithm. */
-    private String sha(String base, List<Call> calls) {
+    /** The script for these calls: the one-algorithm script when they all use one algorithm (as its SHA or function). */
+    private String name(String base, List<Call> calls) {
         String alg = null;
         for (Call c : calls) {
             for (Limit l : c.limits()) {
                 if (alg == null) {
                     alg = l.algorithm();
                 } else if (!alg.equals(l.algorithm())) {
-                    return shas.get(base);
+                    return names.get(base);
                 }
             }
         }
-        return shas.get(base + "/" + alg);
+        return names.get(base + "/" + alg);
     }
 
     private static long[] longs(List<?> reply, int from, int width) {

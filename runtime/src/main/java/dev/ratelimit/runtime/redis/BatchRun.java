@@ -39,14 +39,19 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
         }
     }
 
-    /** The run as a command: {@code EVALSHA} with the script's SHA, or {@code EVAL} with its body. */
-    Request request(Command command) {
+    /**
+     * The run as a command: {@code EVAL} with the script's body, else {@code FCALL} of its function when the
+     * executor calls functions, else {@code EVALSHA} with its SHA.
+     */
+    Request request(boolean eval) {
         BatchFormat format = calls[0].call.format;
         if (script == null) {
             script = format.script(calls[0].call.batch, tags);
             repeats = repeats(format);
         }
-        String scriptOrSha = command == Command.EVAL ? script.body() : script.sha();
+        String function = eval ? null : channel.owner.functionOf(script);
+        Command command = eval ? Command.EVAL : function != null ? Command.FCALL : Command.EVALSHA;
+        String scriptOrSha = eval ? script.body() : function != null ? function : script.sha();
         int entries = repeats == null ? calls.length : repeats.length;
         // each entry as its first call: every call when none stands for several
         String[][] entryArgs = args;
@@ -143,12 +148,12 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             return;
         }
         Throwable failure = ar.cause();
-        if (!evalSent && LuaScriptExecutor.isNoScript(failure)) {
+        if (!evalSent && channel.owner.resendAsEval(failure)) {
             evalSent = true;
             LuaScriptExecutor.LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", script.name(), script.sha());
             Request eval;
             try {
-                eval = request(Command.EVAL);
+                eval = request(true);
             } catch (RuntimeException e) {
                 failure = e; // laid out once already, but a format may still fail: fail the run now
                 eval = null;

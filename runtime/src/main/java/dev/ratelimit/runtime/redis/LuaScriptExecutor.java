@@ -70,6 +70,12 @@ public class LuaScriptExecutor {
     private final Map<EventLoop, ScriptChannel> byLoop = new ConcurrentHashMap<>();
     /** Event-loop threads keep the channel they were given. */
     private final ThreadLocal<ScriptChannel> affinity = new ThreadLocal<>();
+    /** The function library calls go to, once loaded (see {@link #loadFunctions}); null: scripts only. */
+    private volatile FunctionLibrary functions;
+    /** The library to load again when Redis has lost it; null once Redis refused to take or call it. */
+    private volatile FunctionLibrary wanted;
+    /** Set while the library is being loaded again. */
+    private final java.util.concurrent.atomic.AtomicBoolean reloading = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** An executor that sends every call alone, on connections from the client's pool. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
@@ -219,9 +225,75 @@ public class LuaScriptExecutor {
         return chain;
     }
 
-    static boolean isNoScript(Throwable t) {
+    /**
+     * Loads {@code library} into Redis ({@code FUNCTION LOAD}) and, once it is there, sends the calls of its scripts
+     * as {@code FCALL}s of its functions instead of {@code EVALSHA}s. Until then, and for good where Redis refuses it
+     * (before 7.0, a user without the right, a proxy that does not know the command), calls go as scripts. A library
+     * already loaded (by another instance of the same version) is used as it is. The item says whether it is used.
+     */
+    public Uni<Boolean> loadFunctions(FunctionLibrary library) {
+        wanted = library;
+        return redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.FUNCTION)
+                .arg("LOAD").arg(library.code()))
+                .map(r -> true)
+                .onFailure().recoverWithItem(t -> {
+                    String m = String.valueOf(t.getMessage());
+                    if (m.contains("'" + library.name() + "' already exists")) {
+                        return true;
+                    }
+                    LOG.debugf("Redis did not take the rate-limit function library %s (%s): decisions run as scripts",
+                            library.name(), m);
+                    return false;
+                })
+                .invoke(loaded -> {
+                    if (loaded && wanted == library) {
+                        functions = library;
+                        LOG.debugf("Rate-limit decisions call the Redis functions of library %s", library.name());
+                    }
+                });
+    }
+
+    /** The function a call of {@code script} goes to now, or null: run it as a script. */
+    String functionOf(LuaScript script) {
+        return functions == null ? null : script.function();
+    }
+
+    /**
+     * Whether a call that failed so is sent again with {@code EVAL} and the script's body: the script is unknown to
+     * Redis ({@code NOSCRIPT}: a restart, a flush, a new node), or its function is (then the library is loaded again,
+     * and calls run as scripts until it is), or the user may not call functions (then they never go as functions
+     * again).
+     */
+    boolean resendAsEval(Throwable t) {
         String m = t.getMessage();
-        return m != null && m.startsWith("NOSCRIPT");
+        if (m == null) {
+            return false;
+        }
+        if (m.startsWith("NOSCRIPT")) {
+            return true;
+        }
+        if (m.startsWith("ERR Function not found")) {
+            functionsLost();
+            return true;
+        }
+        if (m.startsWith("NOPERM") && m.toLowerCase(java.util.Locale.ROOT).contains("fcall")) {
+            LOG.debugf("Rate-limit Redis functions may not be called (%s): decisions run as scripts", m);
+            wanted = null;
+            functions = null;
+            return true;
+        }
+        return false;
+    }
+
+    /** Redis no longer has the library (a restart without persistence, {@code FUNCTION FLUSH}): load it again. */
+    private void functionsLost() {
+        FunctionLibrary library = wanted;
+        functions = null;
+        if (library == null || !reloading.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.debugf("Redis lost the rate-limit function library %s; loading it again", library.name());
+        loadFunctions(library).subscribe().with(loaded -> reloading.set(false), failure -> reloading.set(false));
     }
 
     /** A failure that says the connection itself is gone (as opposed to an error reply from Redis). */

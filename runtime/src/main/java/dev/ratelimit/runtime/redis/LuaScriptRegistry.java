@@ -21,9 +21,26 @@ public final class LuaScriptRegistry {
     public static final String RELEASE = "release";
 
     private final Map<String, LuaScript> scripts;
+    private final FunctionLibrary library;
 
+    /** The scripts, and the function library made of them when they are the extension's (see {@link #library}). */
     public LuaScriptRegistry(Map<String, LuaScript> scripts) {
-        this.scripts = Map.copyOf(new TreeMap<>(scripts));
+        FunctionLibrary lib = FunctionLibrary.of(scripts);
+        Map<String, LuaScript> named = new TreeMap<>();
+        scripts.forEach((name, s) -> {
+            String function = lib == null ? null : lib.functionOf(name);
+            named.put(name, function == null ? s : new LuaScript(s.name(), s.body(), s.sha(), function));
+        });
+        this.scripts = Map.copyOf(named);
+        this.library = lib;
+    }
+
+    /**
+     * The decide and release scripts as one function library, their scripts naming its functions; null when these
+     * scripts are not the extension's composed ones.
+     */
+    public FunctionLibrary library() {
+        return library;
     }
 
     /** The script of that name; fails loudly, since a missing name is a bug of the extension. */

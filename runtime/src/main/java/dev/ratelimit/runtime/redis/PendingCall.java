@@ -42,7 +42,7 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
             return;
         }
         Throwable failure = ar.cause();
-        if (!evalSent && LuaScriptExecutor.isNoScript(failure)) {
+        if (!evalSent && channel.owner.resendAsEval(failure)) {
             evalSent = true;
             LuaScriptExecutor.LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", call.script.name(), call.script.sha());
             channel.send(LuaScriptExecutor.request(Command.EVAL, call.script.body(), call.keys, call.args), this);

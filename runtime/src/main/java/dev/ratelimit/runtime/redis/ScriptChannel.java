@@ -111,7 +111,9 @@ final class ScriptChannel {
     void sendAlone(PendingCall<?> p) {
         calls.incrementAndGet();
         ScriptCall<?> call = p.call;
-        send(LuaScriptExecutor.request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
+        String function = owner.functionOf(call.script);
+        send(function != null ? LuaScriptExecutor.request(Command.FCALL, function, call.keys, call.args)
+                : LuaScriptExecutor.request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
     }
 
     /** At the end of a turn: sends what was gathered. */
@@ -147,7 +149,7 @@ final class ScriptChannel {
         BatchRun b = new BatchRun(this, run.toArray(new PendingCall<?>[0]));
         Request request;
         try {
-            request = b.request(Command.EVALSHA);
+            request = b.request(false);
         } catch (RuntimeException e) {
             // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
             b.failAll(e);

@@ -1,0 +1,285 @@
+package dev.ratelimit.deployment.engine;
+
+import static dev.ratelimit.deployment.engine.Engine.all;
+import static dev.ratelimit.deployment.engine.Engine.remaining;
+import static dev.ratelimit.deployment.engine.Engine.show;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.redis.FunctionLibrary;
+import dev.ratelimit.runtime.redis.LuaScript;
+import dev.ratelimit.runtime.redis.LuaScriptExecutor;
+import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.test.redis.RedisFixture;
+import dev.ratelimit.test.redis.RedisServerProcess;
+import dev.ratelimit.test.redis.RespClient;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
+
+/**
+ * Decisions as calls of the extension's Redis function library ({@code FCALL}) against real servers: the application
+ * loads the library when it starts and then calls it, nothing else; a library Redis loses (deleted, or a restart
+ * without persistence) is loaded again while decisions go on as scripts, state unaffected; a Redis that will not
+ * load or call functions gets scripts; two versions of the code sharing one Redis each keep and call their own.
+ */
+class FunctionLibraryTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest TEST = Engine.onSharedRedis();
+
+    @Inject
+    DefaultRateLimiter limiter;
+
+    @Inject
+    LuaScriptRegistry scripts;
+
+    @Inject
+    Vertx vertx;
+
+    /** 10 an hour: nothing refills during a test. */
+    private final Policy policy = Engine.policy("hourly", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1), 10);
+
+    @Test
+    void theApplicationLoadsTheLibraryAndDecisionsCallIt() {
+        FunctionLibrary library = scripts.library();
+        assertNotNull(library, "the extension's scripts make a library");
+        assertTrue(library.name().matches("ratelimit_[0-9a-f]{16}"), library.name());
+        try (RespClient client = RedisFixture.shared().client()) {
+            if (!hasFunctions(client)) {
+                return; // an external Redis before 7.0: the scripts' own tests cover it
+            }
+            awaitTrue(() -> loaded(client, library), "the library is loaded when the application starts");
+            String key = Engine.newKey("hourly");
+            assertEquals(9, remaining(decide(limiter.backend(), key), 0));
+            long fcall = Engine.calls(client, "fcall");
+            long evalsha = Engine.calls(client, "evalsha");
+            long eval = Engine.calls(client, "eval");
+            for (int i = 0; i < 5; i++) {
+                decide(limiter.backend(), key);
+            }
+            assertEquals(fcall + 5, Engine.calls(client, "fcall"), "each decision one FCALL");
+            assertEquals(evalsha, Engine.calls(client, "evalsha"), "and no script");
+            assertEquals(eval, Engine.calls(client, "eval"));
+            assertEquals(3, remaining(decide(limiter.backend(), key), 0));
+        }
+    }
+
+    @Test
+    void aLostLibraryIsLoadedAgainWhileDecisionsGoOn() {
+        FunctionLibrary library = scripts.library();
+        try (RespClient client = RedisFixture.shared().client()) {
+            if (!hasFunctions(client)) {
+                return;
+            }
+            awaitTrue(() -> loaded(client, library), "the library is loaded when the application starts");
+            String key = Engine.newKey("hourly");
+            assertEquals(9, remaining(decide(limiter.backend(), key), 0));
+            client.call("FUNCTION", "DELETE", library.name());
+            long eval = Engine.calls(client, "eval");
+            long[] after = decide(limiter.backend(), key);
+            assertTrue(all(after), show(after));
+            assertEquals(8, remaining(after, 0), () -> "the key's state unaffected: " + show(after));
+            assertEquals(eval + 1, Engine.calls(client, "eval"), "the call that found no function went as EVAL");
+            awaitTrue(() -> loaded(client, library), "the library is loaded again");
+            long fcall = Engine.calls(client, "fcall");
+            assertEquals(7, remaining(decide(limiter.backend(), key), 0));
+            assertEquals(fcall + 1, Engine.calls(client, "fcall"), "and called again");
+        }
+    }
+
+    @Test
+    void aRedisRestartIsSurvivedAndTheLibraryLoadedAgain() throws InterruptedException {
+        RedisServerProcess server = new RedisServerProcess().start();
+        Redis client = client(server.uri());
+        try {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client);
+            assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            RedisBackend backend = new RedisBackend(executor, scripts, false);
+            String key = Engine.newKey("hourly");
+            assertEquals(9, remaining(decide(backend, key), 0));
+            assertEquals(8, remaining(decide(backend, key), 0));
+
+            server.restart();
+
+            List<String> failures = new ArrayList<>();
+            long[] after = null;
+            for (int attempt = 0; attempt < 50 && after == null; attempt++) {
+                try {
+                    after = decide(backend, key);
+                } catch (RuntimeException e) {
+                    failures.add(e.toString());
+                    Thread.sleep(100);
+                }
+            }
+            assertNotNull(after, () -> "never recovered: " + failures);
+            // no persistence: the restarted server forgot the key and the library
+            assertEquals(9, remaining(after, 0), show(after));
+            try (RespClient direct = server.client()) {
+                awaitTrue(() -> loaded(direct, scripts.library()), "the library is loaded into the new server");
+                long fcall = Engine.calls(direct, "fcall");
+                assertEquals(8, remaining(decide(backend, key), 0));
+                assertEquals(fcall + 1, Engine.calls(direct, "fcall"), "and called");
+            }
+        } finally {
+            client.close();
+            server.stop();
+        }
+        assertFalse(server.isAlive());
+    }
+
+    @Test
+    void aUserWhoMayNotLoadFunctionsGetsScripts() {
+        RedisServerProcess server = new RedisServerProcess().start();
+        try (RespClient admin = server.client()) {
+            admin.call("ACL", "SETUSER", "scriptsonly", "on", ">secret", "~*", "&*", "+@all", "-function");
+            Redis client = client("redis://scriptsonly:secret@" + server.host() + ":" + server.port());
+            try {
+                LuaScriptExecutor executor = new LuaScriptExecutor(client);
+                assertFalse(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
+                        "FUNCTION LOAD refused");
+                RedisBackend backend = new RedisBackend(executor, scripts, false);
+                String key = Engine.newKey("hourly");
+                for (int i = 9; i >= 7; i--) {
+                    assertEquals(i, remaining(decide(backend, key), 0));
+                }
+                assertEquals(0, Engine.calls(admin, "fcall"));
+                assertTrue(Engine.calls(admin, "evalsha") >= 3, "the decisions ran as scripts");
+            } finally {
+                client.close();
+            }
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    void aUserWhoMayNotCallFunctionsGetsScripts() {
+        RedisServerProcess server = new RedisServerProcess().start();
+        try (RespClient admin = server.client()) {
+            admin.call("ACL", "SETUSER", "nofcall", "on", ">secret", "~*", "&*", "+@all", "-fcall", "-fcall_ro");
+            Redis client = client("redis://nofcall:secret@" + server.host() + ":" + server.port());
+            try {
+                LuaScriptExecutor executor = new LuaScriptExecutor(client);
+                assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
+                        "FUNCTION LOAD allowed");
+                RedisBackend backend = new RedisBackend(executor, scripts, false);
+                String key = Engine.newKey("hourly");
+                long[] first = decide(backend, key);
+                assertTrue(all(first), show(first));
+                assertEquals(9, remaining(first, 0), "the refused FCALL went again as EVAL");
+                long evalsha = Engine.calls(admin, "evalsha");
+                assertEquals(8, remaining(decide(backend, key), 0));
+                assertEquals(7, remaining(decide(backend, key), 0));
+                assertEquals(evalsha + 2, Engine.calls(admin, "evalsha"), "later decisions run as scripts");
+                assertEquals(1, Engine.calls(admin, "eval"));
+            } finally {
+                client.close();
+            }
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    void versionsSharingOneRedisKeepAndCallTheirOwnLibraries() {
+        // another version of the code: the same scripts with one more line in each
+        Map<String, LuaScript> changed = new HashMap<>();
+        for (LuaScript s : scripts.all()) {
+            String body = s.body().replaceFirst("\n", "\n-- another version\n");
+            changed.put(s.name(), new LuaScript(s.name(), body, sha1(body)));
+        }
+        LuaScriptRegistry other = new LuaScriptRegistry(changed);
+        assertNotNull(other.library());
+        assertNotEquals(scripts.library().name(), other.library().name(), "another code, another library");
+        for (LuaScript s : other.all()) {
+            assertFalse(s.function() != null && s.function().startsWith(scripts.library().name() + "_"), s.name());
+        }
+        RedisServerProcess server = new RedisServerProcess().start();
+        Redis client = client(server.uri());
+        try (RespClient direct = server.client()) {
+            LuaScriptExecutor mine = new LuaScriptExecutor(client);
+            LuaScriptExecutor theirs = new LuaScriptExecutor(client);
+            assertTrue(mine.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            assertTrue(theirs.loadFunctions(other.library()).await().atMost(Duration.ofSeconds(5)));
+            // a second instance of a version finds its library there and uses it
+            assertTrue(new LuaScriptExecutor(client).loadFunctions(other.library()).await().atMost(Duration.ofSeconds(5)));
+            assertTrue(loaded(direct, scripts.library()) && loaded(direct, other.library()), "both kept");
+            RedisBackend a = new RedisBackend(mine, scripts, false);
+            RedisBackend b = new RedisBackend(theirs, other, false);
+            String key = Engine.newKey("hourly");
+            long fcall = Engine.calls(direct, "fcall");
+            assertEquals(9, remaining(decide(a, key), 0));
+            assertEquals(8, remaining(decide(b, key), 0), "one key, decided by both versions");
+            assertEquals(7, remaining(decide(a, key), 0));
+            assertEquals(fcall + 3, Engine.calls(direct, "fcall"));
+        } finally {
+            client.close();
+            server.stop();
+        }
+    }
+
+    private long[] decide(RateLimitBackend backend, String key) {
+        return backend.decide(new Policy[] { policy }, new String[] { key }, new long[] { 1 },
+                RateLimitBackend.BACKEND_CLOCK, false).await().atMost(Duration.ofSeconds(5)).toScriptOrder();
+    }
+
+    private Redis client(String uri) {
+        return Redis.createClient(vertx, new RedisOptions().setConnectionString(uri).setMaxPoolSize(8).setMaxPoolWaiting(16));
+    }
+
+    private static String sha1(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean hasFunctions(RespClient client) {
+        String info = client.callString("INFO", "server");
+        String version = info.substring(info.indexOf("redis_version:") + 14).split("\\r?\\n")[0].trim();
+        return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+    }
+
+    private static boolean loaded(RespClient client, FunctionLibrary library) {
+        return !((List<?>) client.call("FUNCTION", "LIST", "LIBRARYNAME", library.name())).isEmpty();
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 5 s: " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+}
