@@ -170,8 +170,8 @@ final class Engine {
         return 0;
     }
 
-    /** Script runs Redis executed ({@code EVALSHA} and {@code EVAL}). */
+    /** Script runs Redis executed: {@code EVALSHA}, {@code EVAL} and {@code FCALL} (the scripts as functions). */
     static long scriptCalls(RespClient client) {
-        return calls(client, "evalsha") + calls(client, "eval");
+        return calls(client, "evalsha") + calls(client, "eval") + calls(client, "fcall");
     }
 }

@@ -29,8 +29,9 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Redis;
 
 /**
- * What each script costs Redis: {@code usec_per_call} of {@code EVALSHA} from {@code INFO commandstats}
- * while only that script runs, and {@code MEMORY USAGE} of the keys one identity leaves behind. Our
+ * What each script costs Redis: {@code usec_per_call} from {@code INFO commandstats} while only that script runs
+ * (ours as the limiter sends it: {@code FCALL} of its function where the application loaded the function library,
+ * else {@code EVALSHA}; the anchors {@code EVALSHA}), and {@code MEMORY USAGE} of the keys one identity leaves behind. Our
  * scripts run through the real backend; each is compared with a simple textbook script for the
  * same algorithm (resources {@code anchors/*.lua}).
  */
@@ -66,6 +67,9 @@ final class RedisCost {
     private final String host;
     private final int port;
     private final int keys;
+    /** Whether the limiter calls the scripts' functions (see {@code quarkus.ratelimit.redis.functions}). */
+    private final boolean functions = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+            .getOptionalValue("quarkus.ratelimit.redis.functions", Boolean.class).orElse(true);
 
     RedisCost(DefaultRateLimiter limiter, LuaScriptExecutor executor, LuaScriptRegistry scripts, Redis redis,
             RespClient admin, int keys) {
@@ -179,11 +183,13 @@ final class RedisCost {
 
     /**
      * Runs {@code calls} calls of one script, pipelined 50 at a time from one connection, after a pass
-     * that creates every key (steady state, not first use), and reads what one EVALSHA cost Redis.
+     * that creates every key (steady state, not first use), and reads what one call cost Redis: one {@code FCALL} of
+     * the script's function when the limiter calls functions, else one {@code EVALSHA}.
      */
     private double usecPerCall(LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf, int calls) {
         admin.call("FLUSHALL");
         admin.callString("SCRIPT", "LOAD", script.body());
+        String command = functions && script.function() != null ? "fcall" : "evalsha";
         try (RespPipe pipe = new RespPipe(host, port)) {
             run(pipe, script, keysOf, argsOf, Math.min(keys, calls));
             admin.call("CONFIG", "RESETSTAT");
@@ -191,7 +197,7 @@ final class RedisCost {
         }
         String stats = admin.callString("INFO", "commandstats");
         for (String line : stats.split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
                 for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
                     if (field.startsWith("usec_per_call=")) {
                         return Double.parseDouble(field.substring("usec_per_call=".length()));
@@ -199,7 +205,7 @@ final class RedisCost {
                 }
             }
         }
-        throw new IllegalStateException("No cmdstat_evalsha in INFO commandstats:\n" + stats);
+        throw new IllegalStateException("No cmdstat_" + command + " in INFO commandstats:\n" + stats);
     }
 
     private void run(RespPipe pipe, LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf,
@@ -208,8 +214,9 @@ final class RedisCost {
             String[] k = keysOf.apply(i % keys);
             String[] a = argsOf.apply(i);
             String[] cmd = new String[3 + k.length + a.length];
-            cmd[0] = "EVALSHA";
-            cmd[1] = script.sha();
+            boolean function = functions && script.function() != null;
+            cmd[0] = function ? "FCALL" : "EVALSHA";
+            cmd[1] = function ? script.function() : script.sha();
             cmd[2] = Integer.toString(k.length);
             System.arraycopy(k, 0, cmd, 3, k.length);
             System.arraycopy(a, 0, cmd, 3 + k.length, a.length);
