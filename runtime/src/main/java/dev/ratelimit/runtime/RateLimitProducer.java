@@ -32,6 +32,7 @@ import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
@@ -100,17 +101,26 @@ public class RateLimitProducer {
             }
             this.executor = executor;
             backend = new RedisBackend(executor, scripts, cluster);
+            // one command after the other: the client's pool then lends one connection for all, where commands sent
+            // together would open a connection each (and Micrometer would refuse the second one's gauges)
+            Uni<Void> loading = Uni.createFrom().voidItem();
             if (config.redis().preloadScripts()) {
-                executor.preload(scripts.all()).subscribe().with(
-                        ok -> LOG.debug("Rate-limit scripts loaded into Redis"),
-                        failure -> LOG.debugf("Could not preload rate-limit scripts (%s); the first calls will "
-                                + "send them", failure.toString()));
+                loading = executor.preload(scripts.all()).onItemOrFailure().transform((ok, failure) -> {
+                    if (failure != null) {
+                        LOG.debugf("Could not preload rate-limit scripts (%s); the first calls will send them",
+                                failure.toString());
+                    } else {
+                        LOG.debug("Rate-limit scripts loaded into Redis");
+                    }
+                    return null;
+                });
             }
             if (config.redis().functions() && !cluster && scripts.library() != null) {
                 // a cluster would need the library on every primary, kept there through resharding and failovers
-                executor.loadFunctions(scripts.library()).subscribe().with(loaded -> {
-                }, failure -> LOG.debugf("Could not load the rate-limit functions: %s", failure.toString()));
+                loading = loading.chain(() -> executor.loadFunctions(scripts.library())).replaceWithVoid();
             }
+            loading.subscribe().with(ok -> {
+            }, failure -> LOG.debugf("Could not load the rate-limit scripts or functions: %s", failure.toString()));
         }
         // a RateLimitMetrics bean exists only when the application has Micrometer, a DecisionTally only in dev mode,
         // a RateLimitTracing bean only when it has OpenTelemetry tracing (and quarkus.ratelimit.tracing.enabled)
