@@ -63,7 +63,8 @@ local function bucket(key, limit, window, burst, cost, write)
     return 0, avail, bucket_until(bucket_add(a, b, cost - burst, qw, rw, limit)), next_now, next_now, nil
   end
   local na, nb = bucket_add(a, b, cost, qw, rw, limit)
-  local value = { na, nb, den = limit }
+  local value = na
+  if nb ~= 0 then value = { na, nb, den = limit } end
   local ttl = ttl_ms(bucket_until(na, nb))
   local reset = bucket_until(bucket_add(na, nb, avail - cost + 1 - burst, qw, rw, limit))
   if write then

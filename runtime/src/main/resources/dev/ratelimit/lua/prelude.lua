@@ -76,7 +76,9 @@ local ttl_ms = ms
 -- integers (a window's index and counts, stored "i:c"). kv_get returns such a value as written
 -- earlier in the run, or the string Redis holds: an algorithm reads both. The string is made only
 -- when Redis is written, so later decisions of a run on a hot key neither format nor parse it.
--- A bucket's time (see bucket.lua) is the table { a, b, den = limit }: a + b / limit microseconds.
+-- A bucket's time (see bucket.lua) is the table { a, b, den = limit }: a + b / limit microseconds, or
+-- the number a when b is 0 (most policies: a unit lasts a whole number of microseconds), which spares
+-- a table per decision.
 -- It is written as a decimal number, a whole number of microseconds when b is 0, else with 15
 -- decimals of b / limit (long division: every step stays an exact integer; trailing zeros dropped). Written this way the
 -- value is still a plain number, and 15 decimals give b back exactly for any limit up to 1e7.
@@ -138,16 +140,21 @@ local function bucket_scale(a, frac, den)
   return a, b
 end
 local function bucket_parse(v, den)
-  if type(v) == 'table' then
+  local t = type(v)
+  if t == 'number' then return v, 0 end
+  if t == 'table' then
     if not v.den then return nil end
     if v.den == den then return v[1], v[2] end
     return bucket_scale(v[1], v[2] / v.den, den)
   end
-  local whole, digits = match(v, '^(%d+)%.(%d+)$')
-  if whole then return bucket_scale(tonumber(whole), tonumber('0.' .. digits), den) end
+  if find(v, '.', 1, true) then
+    local whole, digits = match(v, '^(%d+)%.(%d+)$')
+    if whole then return bucket_scale(tonumber(whole), tonumber('0.' .. digits), den) end
+  end
   local x = tonumber(v)
   if not x or x ~= x or x == math.huge or x == -math.huge then return nil end
   local a = floor(x)
+  if a == x then return a, 0 end
   return bucket_scale(a, x - a, den)
 end
 
