@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
 import jakarta.inject.Inject;
@@ -151,49 +152,48 @@ class FunctionLibraryTest {
 
     @Test
     void aUserWhoMayNotLoadFunctionsGetsScripts() {
-        RedisServerProcess server = new RedisServerProcess().start();
-        try (RespClient admin = server.client()) {
-            admin.call("ACL", "SETUSER", "scriptsonly", "on", ">secret", "~*", "&*", "+@all", "-function");
-            Redis client = client("redis://scriptsonly:secret@" + server.host() + ":" + server.port());
-            try {
-                LuaScriptExecutor executor = new LuaScriptExecutor(client);
-                assertFalse(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
-                        "FUNCTION LOAD refused");
-                RedisBackend backend = new RedisBackend(executor, scripts, false);
-                String key = Engine.newKey("hourly");
-                for (int i = 9; i >= 7; i--) {
-                    assertEquals(i, remaining(decide(backend, key), 0));
-                }
-                assertEquals(0, Engine.calls(admin, "fcall"));
-                assertTrue(Engine.calls(admin, "evalsha") >= 3, "the decisions ran as scripts");
-            } finally {
-                client.close();
+        asUserWithout("-function", (admin, executor) -> {
+            assertFalse(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
+                    "FUNCTION LOAD refused");
+            RedisBackend backend = new RedisBackend(executor, scripts, false);
+            String key = Engine.newKey("hourly");
+            for (int i = 9; i >= 7; i--) {
+                assertEquals(i, remaining(decide(backend, key), 0));
             }
-        } finally {
-            server.stop();
-        }
+            assertEquals(0, Engine.calls(admin, "fcall"));
+            assertTrue(Engine.calls(admin, "evalsha") >= 3, "the decisions ran as scripts");
+        });
     }
 
     @Test
     void aUserWhoMayNotCallFunctionsGetsScripts() {
+        asUserWithout("-fcall", (admin, executor) -> {
+            assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
+                    "FUNCTION LOAD allowed");
+            RedisBackend backend = new RedisBackend(executor, scripts, false);
+            String key = Engine.newKey("hourly");
+            long[] first = decide(backend, key);
+            assertTrue(all(first), show(first));
+            assertEquals(9, remaining(first, 0), "the refused FCALL went again as EVAL");
+            long evalsha = Engine.calls(admin, "evalsha");
+            assertEquals(8, remaining(decide(backend, key), 0));
+            assertEquals(7, remaining(decide(backend, key), 0));
+            assertEquals(evalsha + 2, Engine.calls(admin, "evalsha"), "later decisions run as scripts");
+            assertEquals(1, Engine.calls(admin, "eval"));
+        });
+    }
+
+    /**
+     * Runs {@code test} on a server of its own, with an executor connected as a user who has every right but the one
+     * {@code denied} takes away, and a connection of the default user to look at the server.
+     */
+    private void asUserWithout(String denied, BiConsumer<RespClient, LuaScriptExecutor> test) {
         RedisServerProcess server = new RedisServerProcess().start();
         try (RespClient admin = server.client()) {
-            admin.call("ACL", "SETUSER", "nofcall", "on", ">secret", "~*", "&*", "+@all", "-fcall", "-fcall_ro");
-            Redis client = client("redis://nofcall:secret@" + server.host() + ":" + server.port());
+            admin.call("ACL", "SETUSER", "limited", "on", ">secret", "~*", "&*", "+@all", denied);
+            Redis client = client("redis://limited:secret@" + server.host() + ":" + server.port());
             try {
-                LuaScriptExecutor executor = new LuaScriptExecutor(client);
-                assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
-                        "FUNCTION LOAD allowed");
-                RedisBackend backend = new RedisBackend(executor, scripts, false);
-                String key = Engine.newKey("hourly");
-                long[] first = decide(backend, key);
-                assertTrue(all(first), show(first));
-                assertEquals(9, remaining(first, 0), "the refused FCALL went again as EVAL");
-                long evalsha = Engine.calls(admin, "evalsha");
-                assertEquals(8, remaining(decide(backend, key), 0));
-                assertEquals(7, remaining(decide(backend, key), 0));
-                assertEquals(evalsha + 2, Engine.calls(admin, "evalsha"), "later decisions run as scripts");
-                assertEquals(1, Engine.calls(admin, "eval"));
+                test.accept(admin, new LuaScriptExecutor(client));
             } finally {
                 client.close();
             }
