@@ -144,11 +144,12 @@ public interface RateLimitRuntimeConfig {
          * extension then loads its scripts as one function library (`FUNCTION LOAD`, named `ratelimit_<hash>`, its
          * hash that of the code, so that versions sharing a Redis each keep their own) when the application starts,
          * and a decision runs only its own work, where a script (`EVALSHA`) first defines every function of the
-         * scripts again (the performance page measures the difference). Until the library is loaded, where Redis
-         * refuses it (before 7.0, without the right to load or call functions, behind a proxy that does not pass
-         * them), and on a Redis Cluster, decisions run as scripts. A library Redis loses (a restart without
-         * persistence, `FUNCTION FLUSH`) is loaded again while decisions go on as scripts. `false`: always scripts,
-         * nothing loaded into Redis but scripts.
+         * scripts again (the performance page measures the difference). Until the library is loaded (a load that
+         * failed, Redis not being up yet say, is tried again a second later), where Redis refuses it (before 7.0,
+         * without the right to load or call functions, behind a proxy that does not pass them; logged once at
+         * INFO), and on a Redis Cluster, decisions run as scripts. A library Redis loses (a restart without
+         * persistence, `FUNCTION FLUSH`) is loaded again by the next call while decisions go on as scripts. `false`:
+         * always scripts, nothing loaded into Redis but scripts.
          */
         @WithDefault("true")
         boolean functions();

@@ -11,6 +11,8 @@ import java.util.TreeMap;
 import jakarta.inject.Singleton;
 
 import dev.ratelimit.runtime.RateLimitRecorder;
+import dev.ratelimit.runtime.redis.FunctionLibrary;
+import dev.ratelimit.runtime.redis.LuaScript;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.deployment.annotations.BuildProducer;
@@ -59,10 +61,22 @@ class LuaScriptProcessor {
                 errors.add("Lua script " + e.getKey() + " (composed) is broken: " + problem);
             }
         }
+        Map<String, String> shas = LuaScripts.shas(scripts);
+        // and so must the function library the runtime makes of them (its first line, the library's name, is not Lua)
+        Map<String, LuaScript> recorded = new TreeMap<>();
+        scripts.forEach((name, body) -> recorded.put(name, new LuaScript(name, body, shas.get(name))));
+        FunctionLibrary library = new LuaScriptRegistry(recorded).library();
+        if (library != null) {
+            String code = library.code();
+            String problem = LuaScripts.syntaxProblem(library.name(), code.substring(code.indexOf('\n') + 1));
+            if (problem != null) {
+                errors.add("Lua function library " + library.name() + " is broken: " + problem);
+            }
+        }
         if (!errors.isEmpty()) {
             throw new IllegalStateException("Invalid rate-limit Lua scripts:\n  - " + String.join("\n  - ", errors));
         }
-        return new LuaScriptRegistryBuildItem(scripts, LuaScripts.shas(scripts));
+        return new LuaScriptRegistryBuildItem(scripts, shas);
     }
 
     @BuildStep

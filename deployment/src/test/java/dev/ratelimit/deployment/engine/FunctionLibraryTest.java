@@ -103,7 +103,10 @@ class FunctionLibraryTest {
             assertTrue(all(after), show(after));
             assertEquals(8, remaining(after, 0), () -> "the key's state unaffected: " + show(after));
             assertEquals(eval + 1, Engine.calls(client, "eval"), "the call that found no function went as EVAL");
-            awaitTrue(() -> loaded(client, library), "the library is loaded again");
+            // the next call loads it again (a second key: this one's count stays known)
+            String other = Engine.newKey("hourly");
+            awaitTrue(() -> decide(limiter.backend(), other) != null && loaded(client, library),
+                    "the library is loaded again");
             long fcall = Engine.calls(client, "fcall");
             assertEquals(7, remaining(decide(limiter.backend(), key), 0));
             assertEquals(fcall + 1, Engine.calls(client, "fcall"), "and called again");
@@ -138,7 +141,9 @@ class FunctionLibraryTest {
             // no persistence: the restarted server forgot the key and the library
             assertEquals(9, remaining(after, 0), show(after));
             try (RespClient direct = server.client()) {
-                awaitTrue(() -> loaded(direct, scripts.library()), "the library is loaded into the new server");
+                String other = Engine.newKey("hourly");
+                awaitTrue(() -> decide(backend, other) != null && loaded(direct, scripts.library()),
+                        "a later call loads the library into the new server");
                 long fcall = Engine.calls(direct, "fcall");
                 assertEquals(8, remaining(decide(backend, key), 0));
                 assertEquals(fcall + 1, Engine.calls(direct, "fcall"), "and called");
@@ -148,6 +153,62 @@ class FunctionLibraryTest {
             server.stop();
         }
         assertFalse(server.isAlive());
+    }
+
+    @Test
+    void aLibraryThatCouldNotLoadAtStartIsLoadedByALaterCall() {
+        int port = RedisServerProcess.freePort();
+        Redis client = client("redis://127.0.0.1:" + port);
+        RedisServerProcess server = new RedisServerProcess(port);
+        try {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client);
+            // Redis not up yet, as an application may start before it
+            assertFalse(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            server.start();
+            RedisBackend backend = new RedisBackend(executor, scripts, false);
+            String key = Engine.newKey("hourly");
+            assertEquals(9, remaining(decide(backend, key), 0), "decided as a script meanwhile");
+            try (RespClient direct = server.client()) {
+                String other = Engine.newKey("hourly");
+                awaitTrue(() -> decide(backend, other) != null && loaded(direct, scripts.library()),
+                        "a call after the retry delay loads the library");
+                long fcall = Engine.calls(direct, "fcall");
+                assertEquals(8, remaining(decide(backend, key), 0));
+                assertEquals(fcall + 1, Engine.calls(direct, "fcall"), "and calls it");
+            }
+        } finally {
+            client.close();
+            server.stop();
+        }
+    }
+
+    @Test
+    void aDenialIsStillAnsweredWhenRedisIsOutOfMemory() {
+        // a function that may write is refused whole when Redis is out of memory, where a script is refused only its
+        // writes: the call goes again as a script, and a denial, which writes nothing, gets its answer
+        RedisServerProcess server = new RedisServerProcess().start();
+        Redis client = client(server.uri());
+        try (RespClient direct = server.client()) {
+            LuaScriptExecutor executor = new LuaScriptExecutor(client);
+            assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            RedisBackend backend = new RedisBackend(executor, scripts, false);
+            Policy one = Engine.policy("hourly", Algorithm.TOKEN_BUCKET, 1, Duration.ofHours(1), 1);
+            String key = Engine.newKey("hourly");
+            assertTrue(all(decide(backend, one, key)), "the one unit, taken");
+            direct.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            direct.call("CONFIG", "SET", "maxmemory", "1");
+            try {
+                long[] denied = decide(backend, one, key);
+                assertFalse(all(denied), show(denied));
+                assertEquals(0, remaining(denied, 0), show(denied));
+                assertTrue(Engine.calls(direct, "eval") >= 1, "answered by the script");
+            } finally {
+                direct.call("CONFIG", "SET", "maxmemory", "0");
+            }
+        } finally {
+            client.close();
+            server.stop();
+        }
     }
 
     @Test
@@ -241,6 +302,10 @@ class FunctionLibraryTest {
     }
 
     private long[] decide(RateLimitBackend backend, String key) {
+        return decide(backend, policy, key);
+    }
+
+    private static long[] decide(RateLimitBackend backend, Policy policy, String key) {
         return backend.decide(new Policy[] { policy }, new String[] { key }, new long[] { 1 },
                 RateLimitBackend.BACKEND_CLOCK, false).await().atMost(Duration.ofSeconds(5)).toScriptOrder();
     }

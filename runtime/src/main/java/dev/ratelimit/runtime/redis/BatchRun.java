@@ -27,6 +27,8 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
     /** Per entry, the number of calls it stands for, when some stand for several; else null. Set with the script. */
     int[] repeats;
     boolean evalSent;
+    /** Whether it was last sent as a call of the function library. */
+    boolean functionSent;
 
     BatchRun(ScriptChannel channel, PendingCall<?>[] calls) {
         this.channel = channel;
@@ -50,6 +52,7 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             repeats = repeats(format);
         }
         String function = eval ? null : channel.owner.functionOf(script);
+        functionSent = function != null;
         Command command = eval ? Command.EVAL : function != null ? Command.FCALL : Command.EVALSHA;
         String scriptOrSha = eval ? script.body() : function != null ? function : script.sha();
         int entries = repeats == null ? calls.length : repeats.length;
@@ -148,7 +151,7 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             return;
         }
         Throwable failure = ar.cause();
-        if (!evalSent && channel.owner.resendAsEval(failure)) {
+        if (!evalSent && channel.owner.resendAsEval(failure, functionSent)) {
             evalSent = true;
             LuaScriptExecutor.LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", script.name(), script.sha());
             Request eval;

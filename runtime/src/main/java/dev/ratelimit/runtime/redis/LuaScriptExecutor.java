@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import org.jboss.logging.Logger;
@@ -72,10 +73,15 @@ public class LuaScriptExecutor {
     private final ThreadLocal<ScriptChannel> affinity = new ThreadLocal<>();
     /** The function library calls go to, once loaded (see {@link #loadFunctions}); null: scripts only. */
     private volatile FunctionLibrary functions;
-    /** The library to load again when Redis has lost it; null once Redis refused to take or call it. */
+    /** The library to use; null once Redis refused it for good, or before {@link #loadFunctions}. */
     private volatile FunctionLibrary wanted;
-    /** Set while the library is being loaded again. */
-    private final java.util.concurrent.atomic.AtomicBoolean reloading = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Set while the library is being loaded. */
+    private final AtomicBoolean loading = new AtomicBoolean();
+    /** While the library is not in use, the earliest time ({@link System#nanoTime}) a call tries to load it again. */
+    private volatile long nextLoadNanos;
+    /** When the library was last loaded, and how long the last wait before loading it again was. */
+    private volatile long loadedNanos;
+    private volatile long loadBackoffNanos;
 
     /** An executor that sends every call alone, on connections from the client's pool. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
@@ -227,12 +233,20 @@ public class LuaScriptExecutor {
 
     /**
      * Loads {@code library} into Redis ({@code FUNCTION LOAD}) and, once it is there, sends the calls of its scripts
-     * as {@code FCALL}s of its functions instead of {@code EVALSHA}s. Until then, and for good where Redis refuses it
-     * (before 7.0, a user without the right, a proxy that does not know the command), calls go as scripts. A library
-     * already loaded (by another instance of the same version) is used as it is. The item says whether it is used.
+     * as {@code FCALL}s of its functions instead of {@code EVALSHA}s. A library already loaded (by another instance of
+     * the same version) is used as it is. Until then calls go as scripts: where Redis refuses the library for good
+     * (before 7.0, a user without the right, a proxy that does not know the command) they stay scripts, and after any
+     * other failure (Redis not up yet, a lost connection) a later call loads it again. The item says whether it is
+     * in use.
      */
     public Uni<Boolean> loadFunctions(FunctionLibrary library) {
         wanted = library;
+        loading.set(true);
+        return load(library);
+    }
+
+    /** Loads {@code library}; {@link #loading} is set by the caller and cleared here. */
+    private Uni<Boolean> load(FunctionLibrary library) {
         return redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.FUNCTION)
                 .arg("LOAD").arg(library.code()))
                 .map(r -> true)
@@ -241,30 +255,68 @@ public class LuaScriptExecutor {
                     if (m.contains("'" + library.name() + "' already exists")) {
                         return true;
                     }
-                    LOG.debugf("Redis did not take the rate-limit function library %s (%s): decisions run as scripts",
-                            library.name(), m);
+                    if (m.startsWith("ERR") || m.startsWith("NOPERM")) {
+                        refuse(library, m);
+                    } else {
+                        nextLoadNanos = System.nanoTime() + RELOAD_NANOS;
+                        LOG.debugf("Could not load the rate-limit function library %s (%s); a later call tries again",
+                                library.name(), m);
+                    }
                     return false;
                 })
                 .invoke(loaded -> {
+                    loading.set(false);
                     if (loaded && wanted == library) {
+                        loadedNanos = System.nanoTime();
                         functions = library;
                         LOG.debugf("Rate-limit decisions call the Redis functions of library %s", library.name());
                     }
                 });
     }
 
-    /** The function a call of {@code script} goes to now, or null: run it as a script. */
-    String functionOf(LuaScript script) {
-        return functions == null ? null : script.function();
+    /** After a failed load, the wait before a call tries again. */
+    static final long RELOAD_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A library lost within this time of being loaded is loaded again only after a wait, doubled each time. */
+    static final long LOST_SOON_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long MAX_RELOAD_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /** Redis will not take or run the library: scripts from now on. */
+    private void refuse(FunctionLibrary library, String why) {
+        if (wanted != library) {
+            return;
+        }
+        wanted = null;
+        functions = null;
+        LOG.infof("Redis does not run the rate-limit function library (%s): decisions run as scripts (EVALSHA)", why);
     }
 
     /**
-     * Whether a call that failed so is sent again with {@code EVAL} and the script's body: the script is unknown to
-     * Redis ({@code NOSCRIPT}: a restart, a flush, a new node), or its function is (then the library is loaded again,
-     * and calls run as scripts until it is), or the user may not call functions (then they never go as functions
-     * again).
+     * The function a call of {@code script} goes to now, or null: run it as a script. While the library is wanted but
+     * not in use, a call past {@link #nextLoadNanos} loads it again.
      */
-    boolean resendAsEval(Throwable t) {
+    String functionOf(LuaScript script) {
+        if (functions != null) {
+            return script.function();
+        }
+        FunctionLibrary library = wanted;
+        if (library != null && script.function() != null && System.nanoTime() - nextLoadNanos >= 0
+                && loading.compareAndSet(false, true)) {
+            load(library).subscribe().with(loaded -> {
+            }, failure -> loading.set(false));
+        }
+        return null;
+    }
+
+    /**
+     * Whether a call that failed so is sent again with {@code EVAL} and the script's body, which Redis always runs: the
+     * script is unknown to Redis ({@code NOSCRIPT}: a restart, a flush, a new node); or it was sent as a function
+     * ({@code functionSent}) and Redis no longer has it (then the library is loaded again), or the user may not call
+     * functions, or a function's code failed where the script's may not (then calls are scripts from now on), or Redis
+     * refuses a function the script would have run in part (out of memory, a failed save, too few replicas: a
+     * function that may write is refused whole, where a script is refused only its writes, so a denial still gets
+     * its answer).
+     */
+    boolean resendAsEval(Throwable t, boolean functionSent) {
         String m = t.getMessage();
         if (m == null) {
             return false;
@@ -272,28 +324,42 @@ public class LuaScriptExecutor {
         if (m.startsWith("NOSCRIPT")) {
             return true;
         }
+        if (!functionSent) {
+            return false;
+        }
         if (m.startsWith("ERR Function not found")) {
             functionsLost();
             return true;
         }
-        if (m.startsWith("NOPERM") && m.toLowerCase(java.util.Locale.ROOT).contains("fcall")) {
-            LOG.debugf("Rate-limit Redis functions may not be called (%s): decisions run as scripts", m);
-            wanted = null;
-            functions = null;
+        if (m.startsWith("NOPERM") || m.contains("user_function:")) {
+            FunctionLibrary library = functions;
+            if (library != null) {
+                refuse(library, m);
+            }
             return true;
         }
-        return false;
+        return m.startsWith("OOM") || m.startsWith("MISCONF") || m.startsWith("NOREPLICAS");
     }
 
-    /** Redis no longer has the library (a restart without persistence, {@code FUNCTION FLUSH}): load it again. */
+    /**
+     * Redis no longer has the library (a restart without persistence, {@code FUNCTION FLUSH}): calls go as scripts and
+     * the next one loads it again, at once, or after a wait doubled each time when it was lost again soon after it was
+     * loaded (a proxy that sends the load to one server and the calls to another).
+     */
     private void functionsLost() {
-        FunctionLibrary library = wanted;
-        functions = null;
-        if (library == null || !reloading.compareAndSet(false, true)) {
-            return;
+        FunctionLibrary library = functions;
+        if (library == null) {
+            return; // another call of the same loss came first
         }
-        LOG.debugf("Redis lost the rate-limit function library %s; loading it again", library.name());
-        loadFunctions(library).subscribe().with(loaded -> reloading.set(false), failure -> reloading.set(false));
+        functions = null;
+        long now = System.nanoTime();
+        long backoff = now - loadedNanos < LOST_SOON_NANOS
+                ? Math.min(Math.max(2 * loadBackoffNanos, RELOAD_NANOS), MAX_RELOAD_BACKOFF_NANOS)
+                : 0;
+        loadBackoffNanos = backoff;
+        nextLoadNanos = now + backoff;
+        LOG.debugf("Redis lost the rate-limit function library %s; loading it again%s", library.name(),
+                backoff == 0 ? "" : " in " + TimeUnit.NANOSECONDS.toMillis(backoff) + " ms");
     }
 
     /** A failure that says the connection itself is gone (as opposed to an error reply from Redis). */

@@ -21,6 +21,8 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
     final UniSubscriber<? super T> subscriber;
     volatile int done;
     boolean evalSent;
+    /** Whether it was sent as a call of the function library (see {@link LuaScriptExecutor#functionOf}). */
+    boolean functionSent;
 
     PendingCall(ScriptChannel channel, ScriptCall<T> call, UniSubscriber<? super T> subscriber) {
         this.channel = channel;
@@ -42,7 +44,7 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
             return;
         }
         Throwable failure = ar.cause();
-        if (!evalSent && channel.owner.resendAsEval(failure)) {
+        if (!evalSent && channel.owner.resendAsEval(failure, functionSent)) {
             evalSent = true;
             LuaScriptExecutor.LOG.debugf("Script %s (%s) not cached by Redis, sending it with EVAL", call.script.name(), call.script.sha());
             channel.send(LuaScriptExecutor.request(Command.EVAL, call.script.body(), call.keys, call.args), this);

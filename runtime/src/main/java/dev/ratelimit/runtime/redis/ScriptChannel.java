@@ -112,6 +112,7 @@ final class ScriptChannel {
         calls.incrementAndGet();
         ScriptCall<?> call = p.call;
         String function = owner.functionOf(call.script);
+        p.functionSent = function != null;
         send(function != null ? LuaScriptExecutor.request(Command.FCALL, function, call.keys, call.args)
                 : LuaScriptExecutor.request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
     }
