@@ -71,7 +71,9 @@ class FunctionLibraryTest {
             if (!hasFunctions(client)) {
                 return; // an external Redis before 7.0: the scripts' own tests cover it
             }
-            awaitTrue(() -> loaded(client, library), "the library is loaded when the application starts");
+            String warm = Engine.newKey("hourly");
+            awaitTrue(() -> loaded(client, library) && callsAFunction(client, () -> decide(limiter.backend(), warm)),
+                    "the library is loaded when the application starts, and called");
             String key = Engine.newKey("hourly");
             assertEquals(9, remaining(decide(limiter.backend(), key), 0));
             long fcall = Engine.calls(client, "fcall");
@@ -105,7 +107,7 @@ class FunctionLibraryTest {
             assertEquals(eval + 1, Engine.calls(client, "eval"), "the call that found no function went as EVAL");
             // the next call loads it again (a second key: this one's count stays known)
             String other = Engine.newKey("hourly");
-            awaitTrue(() -> decide(limiter.backend(), other) != null && loaded(client, library),
+            awaitTrue(() -> callsAFunction(client, () -> decide(limiter.backend(), other)) && loaded(client, library),
                     "the library is loaded again");
             long fcall = Engine.calls(client, "fcall");
             assertEquals(7, remaining(decide(limiter.backend(), key), 0));
@@ -142,7 +144,7 @@ class FunctionLibraryTest {
             assertEquals(9, remaining(after, 0), show(after));
             try (RespClient direct = server.client()) {
                 String other = Engine.newKey("hourly");
-                awaitTrue(() -> decide(backend, other) != null && loaded(direct, scripts.library()),
+                awaitTrue(() -> callsAFunction(direct, () -> decide(backend, other)) && loaded(direct, scripts.library()),
                         "a later call loads the library into the new server");
                 long fcall = Engine.calls(direct, "fcall");
                 assertEquals(8, remaining(decide(backend, key), 0));
@@ -170,7 +172,7 @@ class FunctionLibraryTest {
             assertEquals(9, remaining(decide(backend, key), 0), "decided as a script meanwhile");
             try (RespClient direct = server.client()) {
                 String other = Engine.newKey("hourly");
-                awaitTrue(() -> decide(backend, other) != null && loaded(direct, scripts.library()),
+                awaitTrue(() -> callsAFunction(direct, () -> decide(backend, other)) && loaded(direct, scripts.library()),
                         "a call after the retry delay loads the library");
                 long fcall = Engine.calls(direct, "fcall");
                 assertEquals(8, remaining(decide(backend, key), 0));
@@ -327,6 +329,13 @@ class FunctionLibraryTest {
         String info = client.callString("INFO", "server");
         String version = info.substring(info.indexOf("redis_version:") + 14).split("\\r?\\n")[0].trim();
         return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+    }
+
+    /** Whether {@code decision}, made now, went to Redis as an {@code FCALL} (the executor uses the library). */
+    private static boolean callsAFunction(RespClient client, Runnable decision) {
+        long before = Engine.calls(client, "fcall");
+        decision.run();
+        return Engine.calls(client, "fcall") > before;
     }
 
     private static boolean loaded(RespClient client, FunctionLibrary library) {
