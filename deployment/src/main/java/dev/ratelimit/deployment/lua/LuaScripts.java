@@ -2,10 +2,7 @@ package dev.ratelimit.deployment.lua;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +14,7 @@ import org.luaj.vm2.lib.jse.JsePlatform;
 
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.redis.FunctionLibrary;
+import dev.ratelimit.runtime.redis.LuaScript;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 
 /**
@@ -135,16 +133,8 @@ final class LuaScripts {
     /** SHA-1 of each body, lowercase hex: the name Redis gives a script. */
     static Map<String, String> shas(Map<String, String> scripts) {
         Map<String, String> shas = new LinkedHashMap<>();
-        scripts.forEach((name, body) -> shas.put(name, sha1(body)));
+        scripts.forEach((name, body) -> shas.put(name, LuaScript.sha1(body)));
         return shas;
-    }
-
-    static String sha1(String body) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is required by every Java platform", e);
-        }
     }
 
     static {

@@ -121,7 +121,7 @@ class FunctionLibraryTest {
         Redis client = client(server.uri());
         try {
             LuaScriptExecutor executor = new LuaScriptExecutor(client);
-            assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            assertTrue(load(executor, scripts.library()));
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             String key = Engine.newKey("hourly");
             assertEquals(9, remaining(decide(backend, key), 0));
@@ -165,7 +165,7 @@ class FunctionLibraryTest {
         try {
             LuaScriptExecutor executor = new LuaScriptExecutor(client);
             // Redis not up yet, as an application may start before it
-            assertFalse(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            assertFalse(load(executor, scripts.library()));
             server.start();
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             String key = Engine.newKey("hourly");
@@ -192,7 +192,7 @@ class FunctionLibraryTest {
         Redis client = client(server.uri());
         try (RespClient direct = server.client()) {
             LuaScriptExecutor executor = new LuaScriptExecutor(client);
-            assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
+            assertTrue(load(executor, scripts.library()));
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             Policy one = Engine.policy("hourly", Algorithm.TOKEN_BUCKET, 1, Duration.ofHours(1), 1);
             String key = Engine.newKey("hourly");
@@ -216,7 +216,7 @@ class FunctionLibraryTest {
     @Test
     void aUserWhoMayNotLoadFunctionsGetsScripts() {
         asUserWithout("-function", (admin, executor) -> {
-            assertFalse(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
+            assertFalse(load(executor, scripts.library()),
                     "FUNCTION LOAD refused");
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             String key = Engine.newKey("hourly");
@@ -231,7 +231,7 @@ class FunctionLibraryTest {
     @Test
     void aUserWhoMayNotCallFunctionsGetsScripts() {
         asUserWithout("-fcall", (admin, executor) -> {
-            assertTrue(executor.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)),
+            assertTrue(load(executor, scripts.library()),
                     "FUNCTION LOAD allowed");
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             String key = Engine.newKey("hourly");
@@ -271,7 +271,7 @@ class FunctionLibraryTest {
         Map<String, LuaScript> changed = new HashMap<>();
         for (LuaScript s : scripts.all()) {
             String body = s.body().replaceFirst("\n", "\n-- another version\n");
-            changed.put(s.name(), new LuaScript(s.name(), body, sha1(body)));
+            changed.put(s.name(), new LuaScript(s.name(), body, LuaScript.sha1(body)));
         }
         LuaScriptRegistry other = new LuaScriptRegistry(changed);
         assertNotNull(other.library());
@@ -284,10 +284,10 @@ class FunctionLibraryTest {
         try (RespClient direct = server.client()) {
             LuaScriptExecutor mine = new LuaScriptExecutor(client);
             LuaScriptExecutor theirs = new LuaScriptExecutor(client);
-            assertTrue(mine.loadFunctions(scripts.library()).await().atMost(Duration.ofSeconds(5)));
-            assertTrue(theirs.loadFunctions(other.library()).await().atMost(Duration.ofSeconds(5)));
+            assertTrue(load(mine, scripts.library()));
+            assertTrue(load(theirs, other.library()));
             // a second instance of a version finds its library there and uses it
-            assertTrue(new LuaScriptExecutor(client).loadFunctions(other.library()).await().atMost(Duration.ofSeconds(5)));
+            assertTrue(load(new LuaScriptExecutor(client), other.library()));
             assertTrue(loaded(direct, scripts.library()) && loaded(direct, other.library()), "both kept");
             RedisBackend a = new RedisBackend(mine, scripts, false);
             RedisBackend b = new RedisBackend(theirs, other, false);
@@ -316,13 +316,9 @@ class FunctionLibraryTest {
         return Redis.createClient(vertx, new RedisOptions().setConnectionString(uri).setMaxPoolSize(8).setMaxPoolWaiting(16));
     }
 
-    private static String sha1(String text) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+    /** Whether {@code executor} loaded {@code library} and uses it (see {@link LuaScriptExecutor#loadFunctions}). */
+    private static boolean load(LuaScriptExecutor executor, FunctionLibrary library) {
+        return executor.loadFunctions(library).await().atMost(Duration.ofSeconds(5));
     }
 
     private static boolean hasFunctions(RespClient client) {

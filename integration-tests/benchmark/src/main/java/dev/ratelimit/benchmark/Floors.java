@@ -116,6 +116,6 @@ final class Floors {
 
     private static LuaScript script(String file) {
         String body = RedisCost.resource("/floors/" + file);
-        return new LuaScript("floor/" + file, body, RedisCost.sha1(body));
+        return new LuaScript("floor/" + file, body, LuaScript.sha1(body));
     }
 }

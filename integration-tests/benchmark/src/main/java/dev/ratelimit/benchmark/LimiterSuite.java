@@ -165,7 +165,7 @@ final class LimiterSuite {
     List<Row> measure() {
         List<Row> rows = new ArrayList<>();
         String body = "return 1";
-        LuaScript returnOne = new LuaScript("ceiling", body, RedisCost.sha1(body));
+        LuaScript returnOne = new LuaScript("ceiling", body, LuaScript.sha1(body));
         Floors floors = new Floors(floorExecutor, returnOne);
         // the Quarkus defaults (max-pool-size 6, max-pool-waiting 24), and a pool sized for 64 callers
         Redis pooledDefault = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)

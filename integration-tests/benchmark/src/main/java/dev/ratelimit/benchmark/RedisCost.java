@@ -4,11 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
@@ -274,7 +271,7 @@ final class RedisCost {
                 java.util.function.Function<Long, String[]> args) {
             this.name = name;
             String body = resource("/anchors/" + file);
-            this.script = new LuaScript("anchor/" + name, body, sha1(body));
+            this.script = new LuaScript("anchor/" + name, body, LuaScript.sha1(body));
             this.keys = keys;
             this.args = args;
         }
@@ -322,14 +319,6 @@ final class RedisCost {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    static String sha1(String body) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

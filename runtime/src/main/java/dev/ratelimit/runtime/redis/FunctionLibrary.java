@@ -1,9 +1,5 @@
 package dev.ratelimit.runtime.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,9 +24,9 @@ public final class FunctionLibrary {
     private static final String FUNCTION_HEAD = "local KEYS, ARGV\n";
     private static final String FUNCTION_TAIL = "\nreturn function(keys, args)\n  KEYS, ARGV = keys, args\n  return main()\nend\n";
 
-    /** The scripts that become functions, by registry name, each with the role its function is named after. */
-    private static final Map<String, String> ROLES = Map.of(LuaScriptRegistry.DECIDE, "decide", LuaScriptRegistry.BATCH,
-            "batch", LuaScriptRegistry.RELEASE, "release");
+    /** The scripts that become functions, in order: registry name, and the role its function is named after. */
+    private static final String[][] ROLES = { { LuaScriptRegistry.DECIDE, "decide" }, { LuaScriptRegistry.BATCH, "batch" },
+            { LuaScriptRegistry.RELEASE, "release" } };
 
     private final String name;
     private final String code;
@@ -58,27 +54,26 @@ public final class FunctionLibrary {
     static FunctionLibrary of(Map<String, LuaScript> scripts) {
         StringBuilder builders = new StringBuilder();
         StringBuilder registrations = new StringBuilder();
-        Map<String, String> roles = new LinkedHashMap<>();
-        for (String script : new String[] { LuaScriptRegistry.DECIDE, LuaScriptRegistry.BATCH, LuaScriptRegistry.RELEASE }) {
+        for (String[] scriptAndRole : ROLES) {
+            String script = scriptAndRole[0];
+            String role = scriptAndRole[1];
             LuaScript s = scripts.get(script);
             if (s == null || !s.body().startsWith(SCRIPT_HEAD) || !s.body().endsWith(SCRIPT_TAIL)) {
                 return null;
             }
-            String role = ROLES.get(script);
             String composed = s.body().substring(SCRIPT_HEAD.length(), s.body().length() - SCRIPT_TAIL.length());
             builders.append("local function build_").append(role).append("()\n").append(FUNCTION_HEAD).append(composed)
                     .append(FUNCTION_TAIL).append("end\n\n");
-            roles.put(script, role);
         }
         // named after everything it defines, so that a library of other code never shares a name with this one
-        String hash = sha1(builders.toString()).substring(0, 16);
+        String hash = LuaScript.sha1(builders.toString()).substring(0, 16);
         Map<String, String> functions = new LinkedHashMap<>();
-        roles.forEach((script, role) -> {
-            String function = "ratelimit_" + hash + "_" + role;
-            functions.put(script, function);
-            registrations.append("redis.register_function('").append(function).append("', lazily(build_").append(role)
-                    .append("))\n");
-        });
+        for (String[] scriptAndRole : ROLES) {
+            String function = "ratelimit_" + hash + "_" + scriptAndRole[1];
+            functions.put(scriptAndRole[0], function);
+            registrations.append("redis.register_function('").append(function).append("', lazily(build_")
+                    .append(scriptAndRole[1]).append("))\n");
+        }
         String name = "ratelimit_" + hash;
         String code = "#!lua name=" + name + "\n"
                 + "-- quarkus-ratelimit: the decide and release scripts as functions (see FunctionLibrary.java)\n"
@@ -118,13 +113,5 @@ public final class FunctionLibrary {
         }
         int slash = script.indexOf('/');
         return slash < 0 ? null : functions.get(script.substring(0, slash));
-    }
-
-    private static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is required by every Java platform", e);
-        }
     }
 }

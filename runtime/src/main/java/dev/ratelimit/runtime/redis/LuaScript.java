@@ -1,5 +1,10 @@
 package dev.ratelimit.runtime.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
 /**
  * A script as recorded at build time.
  *
@@ -14,5 +19,14 @@ public record LuaScript(String name, String body, String sha, String function) {
     /** A script with no function form. */
     public LuaScript(String name, String body, String sha) {
         this(name, body, sha, null);
+    }
+
+    /** SHA-1 of a text, lowercase hex: for a script's body, the name Redis gives the script. */
+    public static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by every Java platform", e);
+        }
     }
 }
