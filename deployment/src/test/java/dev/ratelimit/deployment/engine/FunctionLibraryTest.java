@@ -105,13 +105,7 @@ class FunctionLibraryTest {
             assertTrue(all(after), show(after));
             assertEquals(8, remaining(after, 0), () -> "the key's state unaffected: " + show(after));
             assertEquals(eval + 1, Engine.calls(client, "eval"), "the call that found no function went as EVAL");
-            // the next call loads it again (a second key: this one's count stays known)
-            String other = Engine.newKey("hourly");
-            awaitTrue(() -> callsAFunction(client, () -> decide(limiter.backend(), other)) && loaded(client, library),
-                    "the library is loaded again");
-            long fcall = Engine.calls(client, "fcall");
-            assertEquals(7, remaining(decide(limiter.backend(), key), 0));
-            assertEquals(fcall + 1, Engine.calls(client, "fcall"), "and called again");
+            assertALaterCallLoadsTheLibrary(client, limiter.backend(), key, 7, "the next call loads the library again");
         }
     }
 
@@ -143,12 +137,7 @@ class FunctionLibraryTest {
             // no persistence: the restarted server forgot the key and the library
             assertEquals(9, remaining(after, 0), show(after));
             try (RespClient direct = server.client()) {
-                String other = Engine.newKey("hourly");
-                awaitTrue(() -> callsAFunction(direct, () -> decide(backend, other)) && loaded(direct, scripts.library()),
-                        "a later call loads the library into the new server");
-                long fcall = Engine.calls(direct, "fcall");
-                assertEquals(8, remaining(decide(backend, key), 0));
-                assertEquals(fcall + 1, Engine.calls(direct, "fcall"), "and called");
+                assertALaterCallLoadsTheLibrary(direct, backend, key, 8, "a later call loads the library into the new server");
             }
         } finally {
             client.close();
@@ -171,12 +160,7 @@ class FunctionLibraryTest {
             String key = Engine.newKey("hourly");
             assertEquals(9, remaining(decide(backend, key), 0), "decided as a script meanwhile");
             try (RespClient direct = server.client()) {
-                String other = Engine.newKey("hourly");
-                awaitTrue(() -> callsAFunction(direct, () -> decide(backend, other)) && loaded(direct, scripts.library()),
-                        "a call after the retry delay loads the library");
-                long fcall = Engine.calls(direct, "fcall");
-                assertEquals(8, remaining(decide(backend, key), 0));
-                assertEquals(fcall + 1, Engine.calls(direct, "fcall"), "and calls it");
+                assertALaterCallLoadsTheLibrary(direct, backend, key, 8, "a call after the retry delay loads the library");
             }
         } finally {
             client.close();
@@ -325,6 +309,20 @@ class FunctionLibraryTest {
         String info = client.callString("INFO", "server");
         String version = info.substring(info.indexOf("redis_version:") + 14).split("\\r?\\n")[0].trim();
         return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+    }
+
+    /**
+     * Decides on other keys until a decision goes as {@code FCALL} with the library on the server, then checks that a
+     * decision on {@code key} is one {@code FCALL} leaving {@code remaining} units (a second key, so that this one's
+     * count stays known).
+     */
+    private void assertALaterCallLoadsTheLibrary(RespClient direct, RateLimitBackend backend, String key, long remaining,
+            String what) {
+        String other = Engine.newKey("hourly");
+        awaitTrue(() -> callsAFunction(direct, () -> decide(backend, other)) && loaded(direct, scripts.library()), what);
+        long fcall = Engine.calls(direct, "fcall");
+        assertEquals(remaining, remaining(decide(backend, key), 0));
+        assertEquals(fcall + 1, Engine.calls(direct, "fcall"), "and calls it");
     }
 
     /** Whether {@code decision}, made now, went to Redis as an {@code FCALL} (the executor uses the library). */
