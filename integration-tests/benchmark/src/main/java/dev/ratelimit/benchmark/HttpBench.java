@@ -69,7 +69,7 @@ final class HttpBench {
     private final long durationMillis;
     private final int keys;
     private final DoubleSupplier redisCpuSeconds;
-    /** Script calls Redis has run ({@code EVALSHA} and {@code EVAL}, {@code INFO commandstats}). */
+    /** Script and function calls Redis has run ({@code EVALSHA}, {@code EVAL} and {@code FCALL}, {@code INFO commandstats}). */
     private final LongSupplier redisScriptCalls;
     private final Layout layout;
     private final DecisionTally tally;

@@ -331,11 +331,15 @@ final class LimiterSuite {
         return seconds;
     }
 
-    /** Script calls Redis has run so far: the {@code calls} of {@code EVALSHA} and {@code EVAL} in {@code INFO commandstats}. */
+    /**
+     * Script and function calls Redis has run so far: the {@code calls} of {@code EVALSHA}, {@code EVAL} and
+     * {@code FCALL} in {@code INFO commandstats}.
+     */
     static long redisScriptCalls(RespClient admin) {
         long calls = 0;
         for (String line : admin.callString("INFO", "commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
+                    || line.startsWith("cmdstat_fcall:")) {
                 int start = line.indexOf("calls=") + "calls=".length();
                 calls += Long.parseLong(line.substring(start, line.indexOf(',', start)));
             }
