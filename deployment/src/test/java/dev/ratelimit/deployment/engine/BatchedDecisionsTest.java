@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -351,6 +350,56 @@ class BatchedDecisionsTest {
                 replies.stream().map(r -> r[0]).toList(), "the scenario admits and denies as its comments say");
     }
 
+    /**
+     * {@code max-batch} bounds the entries of a run, not its calls: identical consecutive calls (a burst on one key)
+     * count once, so 40 of them asked for in one turn go in one run where 40 calls on 40 keys go in runs of 4
+     * ({@code max-batch} 4), and a burst between other calls joins their run. Each call still gets the reply it gets
+     * one by one.
+     */
+    @Test
+    void maxBatchCountsABurstOnOneKeyOnce() throws Exception {
+        long now = Engine.BASE + 37 * Engine.S;
+        Policy p = Engine.policy("burst-runs", Algorithm.TOKEN_BUCKET, 1000, MINUTE, 1000);
+        List<Call> burst = new ArrayList<>();
+        List<Call> spread = new ArrayList<>();
+        List<Call> mixed = new ArrayList<>();
+        for (int i = 0; i <= 40; i++) {
+            burst.add(Call.of(p, i == 0 ? "first" : "hot", 1)); // the first goes alone: nothing in flight yet
+            spread.add(Call.of(p, "key-" + i, 1));
+        }
+        mixed.add(Call.of(p, "first", 1));
+        for (int i = 0; i < 3; i++) {
+            mixed.add(Call.of(p, "m" + i, 1));
+        }
+        for (int i = 0; i < 30; i++) {
+            mixed.add(Call.of(p, "hot", 1)); // the run's fourth entry: its 30 calls with the three before
+        }
+        mixed.add(Call.of(p, "last", 1)); // a fifth entry: the next run
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 4, 1), scripts, false);
+            playBatched(batched, List.of(Call.of(p, "warm", 1)), now, Engine.newIdentity()); // connects, loads
+            String run = Engine.newIdentity();
+            long before = Engine.calls(admin, "evalsha");
+            List<long[]> replies = playBatched(batched, burst, now, run);
+            assertEquals(2, Engine.calls(admin, "evalsha") - before, "the lone call, then one run of the 40");
+            for (int i = 1; i <= 40; i++) {
+                assertEquals(1000 - i, Engine.remaining(replies.get(i), 0), "remaining after call " + i + " of the burst");
+            }
+            before = Engine.calls(admin, "evalsha");
+            playBatched(batched, spread, now, Engine.newIdentity());
+            assertEquals(11, Engine.calls(admin, "evalsha") - before, "the lone call, then runs of 4 keys");
+            before = Engine.calls(admin, "evalsha");
+            replies = playBatched(batched, mixed, now, Engine.newIdentity());
+            assertEquals(3, Engine.calls(admin, "evalsha") - before, "the lone call, 3 keys and the burst, the last");
+            for (int i = 4; i < 34; i++) {
+                assertEquals(1000 - (i - 3), Engine.remaining(replies.get(i), 0), "remaining after call " + i);
+            }
+        } finally {
+            client.close();
+        }
+    }
+
     /** Bytes Redis has read from and written to its clients so far. */
     private static long[] netBytes(RespClient admin) {
         String info = admin.callString("INFO", "stats");
@@ -527,7 +576,10 @@ class BatchedDecisionsTest {
     void runsRepliedInOneReadAreAnsweredOneTaskEach() throws Exception {
         long now = Engine.BASE + 23 * Engine.S;
         Policy p = Engine.policy("one-read", Algorithm.TOKEN_BUCKET, 100, MINUTE, 100);
-        List<Call> calls = Collections.nCopies(9, Call.of(p, "k", 1)); // one alone, then two runs of 4
+        List<Call> calls = new ArrayList<>(); // one alone, then two runs of 4 (on as many keys: a burst on one goes as one)
+        for (int i = 0; i < 9; i++) {
+            calls.add(Call.of(p, "k" + i, 1));
+        }
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 4, 1), scripts, false);

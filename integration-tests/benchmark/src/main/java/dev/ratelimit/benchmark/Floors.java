@@ -50,7 +50,7 @@ final class Floors {
         }
 
         @Override
-        public boolean repeatsAllowed(String[][] args, Object[] tags) {
+        public boolean repeatable(String[] args, Object tag) {
             return true;
         }
 

@@ -95,32 +95,12 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
         int e = 0;
         r[0] = 1;
         for (int i = 1; i < calls.length; i++) {
-            if (!same(calls[i - 1].call, calls[i].call)) {
+            if (!ScriptCall.same(calls[i - 1].call, calls[i].call)) {
                 e++;
             }
             r[e]++;
         }
         return e + 1 == calls.length ? null : Arrays.copyOf(r, e + 1);
-    }
-
-    /** The same call: equal keys and arguments, and tags that are one object or arrays of the same objects. */
-    private static boolean same(ScriptCall<?> a, ScriptCall<?> b) {
-        return sameTag(a.tag, b.tag) && Arrays.equals(a.keys, b.keys) && Arrays.equals(a.args, b.args);
-    }
-
-    private static boolean sameTag(Object a, Object b) {
-        if (a == b) {
-            return true;
-        }
-        if (!(a instanceof Object[] x) || !(b instanceof Object[] y) || x.length != y.length) {
-            return false;
-        }
-        for (int i = 0; i < x.length; i++) {
-            if (x[i] != y[i]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

@@ -57,10 +57,22 @@ public class LuaScriptExecutor {
 
     private static final String[] NONE = new String[0];
 
+    /**
+     * Bounds a run of identical calls: a run holds at most this many calls per entry {@code maxBatch} allows. Such
+     * calls cost Redis a few integers of reply each, so a burst on one key goes in runs as long as the callers
+     * waiting make them, not {@code maxBatch} at a time.
+     */
+    static final int RUN_CALLS_PER_ENTRY = 16;
+
     final io.vertx.mutiny.redis.client.Redis redis;
     final Redis client;
-    /** Most calls in one run of a batch script; 1 turns batching off. */
+    /**
+     * Most entries in one run of a batch script (identical consecutive calls the format lets stand as one count
+     * once); 1 turns batching off.
+     */
     final int maxBatch;
+    /** Most calls in one run, however many of them stand as one entry: {@link #RUN_CALLS_PER_ENTRY} per entry. */
+    final int maxRunCalls;
     private final int maxConnections;
     /** With {@link #options}, builds a client per event loop; both null: connections come from {@link #client}'s pool. */
     private final VertxInternal vertx;
@@ -115,6 +127,7 @@ public class LuaScriptExecutor {
         this.redis = redis;
         this.client = redis.getDelegate();
         this.maxBatch = maxBatch;
+        this.maxRunCalls = (int) Math.min(Integer.MAX_VALUE, (long) RUN_CALLS_PER_ENTRY * maxBatch);
         this.maxConnections = connections;
         this.vertx = (VertxInternal) vertx;
         this.options = options;
@@ -178,13 +191,27 @@ public class LuaScriptExecutor {
         }
 
         /**
+         * Whether a call with these arguments and tag may stand with identical calls next to it (see
+         * {@link #repeatsAllowed}) as one entry. Such calls count once against {@code maxBatch}: a burst on one key
+         * costs a run about what one of its calls does. By default no call may.
+         */
+        default boolean repeatable(String[] args, Object tag) {
+            return false;
+        }
+
+        /**
          * Whether consecutive identical calls of this run (equal keys and arguments, and tags that are one object or
          * arrays of the same objects) may go as one entry: then
          * {@link #write} gets one call per entry, {@link #writeRepeats} says which entries stand for several, and
-         * {@link #readRepeats} reads such an entry's reply. By default every call goes on its own.
+         * {@link #readRepeats} reads such an entry's reply. By default, when every call is {@link #repeatable}.
          */
         default boolean repeatsAllowed(String[][] args, Object[] tags) {
-            return false;
+            for (int i = 0; i < args.length; i++) {
+                if (!repeatable(args[i], tags[i])) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /**

@@ -237,16 +237,21 @@ public class RedisBackend implements RateLimitBackend {
          * concurrency algorithm's charges hold leases, so never come here.
          */
         @Override
+        public boolean repeatable(String[] args, Object tag) {
+            Policy[] ps = (Policy[]) tag;
+            return ps.length == 1 && ps[0].algorithm() != Algorithm.CONCURRENCY && CHARGE.equals(args[1]);
+        }
+
+        /** Every call {@link #repeatable}, at one time (a compact run has one). */
+        @Override
         public boolean repeatsAllowed(String[][] args, Object[] tags) {
             String time = args[0][0];
             for (int i = 0; i < args.length; i++) {
-                Policy[] ps = (Policy[]) tags[i];
-                if (ps.length != 1 || ps[0].algorithm() == Algorithm.CONCURRENCY || !args[i][0].equals(time)
-                        || !CHARGE.equals(args[i][1])) {
+                if (!args[i][0].equals(time)) {
                     return false;
                 }
             }
-            return true;
+            return LuaScriptExecutor.BatchFormat.super.repeatsAllowed(args, tags);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime.redis;
 
+import java.util.Arrays;
 import java.util.function.Function;
 
 import dev.ratelimit.runtime.redis.LuaScriptExecutor.BatchFormat;
@@ -34,6 +35,36 @@ final class ScriptCall<T> extends AbstractUni<T> {
         this.keys = keys;
         this.args = args;
         this.convert = convert;
+    }
+
+    /**
+     * Whether this call and {@code o} may stand as one entry of a run: both batchable into the same script with the
+     * same format, which lets them ({@link BatchFormat#repeatable}), with equal keys and arguments and tags that are
+     * one object or arrays of the same objects.
+     */
+    boolean repeats(ScriptCall<?> o) {
+        return batch == o.batch && format == o.format && sameTag(tag, o.tag) && Arrays.equals(keys, o.keys)
+                && Arrays.equals(args, o.args) && format.repeatable(args, tag);
+    }
+
+    /** The same call: equal keys and arguments, and tags that are one object or arrays of the same objects. */
+    static boolean same(ScriptCall<?> a, ScriptCall<?> b) {
+        return sameTag(a.tag, b.tag) && Arrays.equals(a.keys, b.keys) && Arrays.equals(a.args, b.args);
+    }
+
+    private static boolean sameTag(Object a, Object b) {
+        if (a == b) {
+            return true;
+        }
+        if (!(a instanceof Object[] x) || !(b instanceof Object[] y) || x.length != y.length) {
+            return false;
+        }
+        for (int i = 0; i < x.length; i++) {
+            if (x[i] != y[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

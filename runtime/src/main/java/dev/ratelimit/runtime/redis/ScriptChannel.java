@@ -41,6 +41,13 @@ final class ScriptChannel {
     /** Calls waiting for the end of their event-loop turn, to go as one batch. */
     final ConcurrentLinkedQueue<PendingCall<?>> gathered = new ConcurrentLinkedQueue<>();
     final AtomicInteger gatheredCount = new AtomicInteger();
+    /**
+     * The entries among them: a call that {@linkplain ScriptCall#repeats repeats} the one gathered before it joins its
+     * entry. Kept by the threads that gather and send, like {@link #lastGathered}; when event loops share a channel a
+     * race between them only moves where a run is cut, and an empty queue starts the count again.
+     */
+    final AtomicInteger gatheredEntries = new AtomicInteger();
+    volatile PendingCall<?> lastGathered;
     final AtomicBoolean flushScheduled = new AtomicBoolean();
     /**
      * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
@@ -82,7 +89,8 @@ final class ScriptChannel {
     /**
      * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
      * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
-     * is full. A call made by a caller being answered (the next call of a busy client) is gathered
+     * is full: {@code maxBatch} entries, identical consecutive calls counting once (up to
+     * {@code maxRunCalls} calls). A call made by a caller being answered (the next call of a busy client) is gathered
      * even when nothing is in flight, and ends the run once it holds half as many calls as are in
      * flight: else the callers answered by one reply would all make their next calls into one run,
      * and Redis and this thread would take turns, each idle while the other works. Cut that way,
@@ -101,7 +109,18 @@ final class ScriptChannel {
         }
         gathered.add(p);
         int n = gatheredCount.incrementAndGet();
-        if (n >= owner.maxBatch || answering && 2 * n >= calls.get()) {
+        PendingCall<?> last = lastGathered;
+        lastGathered = p;
+        int entries;
+        if (n == 1) {
+            entries = 1;
+            gatheredEntries.set(1);
+        } else if (last != null && p.call.repeats(last.call)) {
+            entries = gatheredEntries.get();
+        } else {
+            entries = gatheredEntries.incrementAndGet();
+        }
+        if (entries >= owner.maxBatch || n >= owner.maxRunCalls || answering && 2 * n >= calls.get()) {
             sendRun();
         } else if (flushScheduled.compareAndSet(false, true)) {
             context.runOnContext(v -> flush());
@@ -121,23 +140,41 @@ final class ScriptChannel {
     void flush() {
         flushScheduled.set(false); // a call gathered from now on schedules another flush
         while (gatheredCount.get() > 0 && sendRun() > 0) {
-            // runs of at most maxBatch calls
+            // runs of at most maxBatch entries
         }
     }
 
-    /** Sends up to {@code maxBatch} gathered calls, a lone one as itself; returns how many it took. */
+    /**
+     * Sends gathered calls, up to {@code maxBatch} entries and {@code maxRunCalls} calls, a lone one as itself;
+     * returns how many it took.
+     */
     int sendRun() {
-        int max = owner.maxBatch;
-        List<PendingCall<?>> run = new ArrayList<>(max);
+        List<PendingCall<?>> run = new ArrayList<>(owner.maxBatch);
         int taken = 0;
-        PendingCall<?> p;
-        while (taken < max && (p = gathered.poll()) != null) {
+        int entries = 0;
+        PendingCall<?> previous = null;
+        PendingCall<?> next;
+        while (taken < owner.maxRunCalls && (next = gathered.peek()) != null) {
+            if (entries == owner.maxBatch && !next.call.repeats(previous.call)) {
+                break;
+            }
+            // the call peeked at, unless an event loop sharing this channel took it meanwhile: then the one after,
+            // taken all the same (a race only moves where a run is cut)
+            PendingCall<?> p = gathered.poll();
+            if (p == null) {
+                break;
+            }
             gatheredCount.decrementAndGet();
             taken++;
+            if (previous == null || !p.call.repeats(previous.call)) {
+                entries++;
+            }
+            previous = p;
             if (p.done == 0) { // else its caller gave up while it waited
                 run.add(p);
             }
         }
+        gatheredEntries.addAndGet(-entries);
         if (run.size() == 1) {
             sendAlone(run.get(0));
         } else if (!run.isEmpty()) {
