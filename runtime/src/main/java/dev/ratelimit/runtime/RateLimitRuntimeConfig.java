@@ -141,8 +141,8 @@ public interface RateLimitRuntimeConfig {
 
         /**
          * Whether decisions call Redis functions (`FCALL`, Redis 7.0 and later) where Redis takes them. The
-         * extension then loads its scripts as one function library (`FUNCTION LOAD`, named `ratelimit_<hash>`, its
-         * hash that of the code, so that versions sharing a Redis each keep their own) when the application starts,
+         * extension then loads its scripts as one function library (`FUNCTION LOAD`, named `ratelimit_` and a
+         * hash of its code, so that versions sharing a Redis each keep their own) when the application starts,
          * and a decision runs only its own work, where a script (`EVALSHA`) first defines every function of the
          * scripts again (the performance page measures the difference). Until the library is loaded (a load that
          * failed, Redis not being up yet say, is tried again a second later), where Redis refuses it (before 7.0,
