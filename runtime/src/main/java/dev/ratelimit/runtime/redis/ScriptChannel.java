@@ -91,11 +91,12 @@ final class ScriptChannel {
      * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
      * is full: {@code maxBatch} entries, identical consecutive calls counting once (up to
      * {@code maxRunCalls} calls). A call made by a caller being answered (the next call of a busy client) is gathered
-     * even when nothing is in flight, and ends the run once it holds half as many calls as are in
-     * flight: else the callers answered by one reply would all make their next calls into one run,
+     * even when nothing is in flight, and ends the run once it holds half as many entries as calls are
+     * in flight: else the callers answered by one reply would all make their next calls into one run,
      * and Redis and this thread would take turns, each idle while the other works. Cut that way,
      * about two runs are in flight, and Redis works on one while this thread answers the callers
-     * of the other.
+     * of the other. A burst on one key is one entry however many calls it holds, and Redis decides it
+     * in a few steps: it is not cut, and its calls go in one run rather than two of the same cost.
      */
     void submit(PendingCall<?> p) {
         if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {
@@ -120,7 +121,7 @@ final class ScriptChannel {
         } else {
             entries = gatheredEntries.incrementAndGet();
         }
-        if (entries >= owner.maxBatch || n >= owner.maxRunCalls || answering && 2 * n >= calls.get()) {
+        if (entries >= owner.maxBatch || n >= owner.maxRunCalls || answering && 2 * entries >= calls.get()) {
             sendRun();
         } else if (flushScheduled.compareAndSet(false, true)) {
             context.runOnContext(v -> flush());
