@@ -159,9 +159,10 @@ public interface RateLimitRuntimeConfig {
          * are still waiting for Redis, those made on one event loop in the same turn go together:
          * Redis parses one command and writes one reply for all of them, and reads and writes a key
          * once however many of them touch it (the performance page measures the gain). Identical
-         * decisions next to each other (one key, one policy, one cost: a burst on a hot key) are sent
-         * once and count once here, up to 16 times this many decisions in a run: Redis decides such a
-         * burst in two or three steps whatever its size. A decision made while nothing is in flight is
+         * decisions next to each other that charge one policy (one key, one cost, not a concurrency
+         * policy: a burst on a hot key) are sent once and count once here, up to 16 times this many
+         * decisions in a run: Redis decides such a burst in two or three steps whatever its size. A run
+         * holding any other decision takes at most this many decisions. A decision made while nothing is in flight is
          * sent at once, alone. Each decision is still atomic and all-or-nothing. `1` sends every
          * decision alone. Not used with a Redis Cluster, where a script run may only touch one slot.
          */

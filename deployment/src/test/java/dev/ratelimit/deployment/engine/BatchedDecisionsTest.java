@@ -353,8 +353,9 @@ class BatchedDecisionsTest {
     /**
      * {@code max-batch} bounds the entries of a run, not its calls: identical consecutive calls (a burst on one key)
      * count once, so 40 of them asked for in one turn go in one run where 40 calls on 40 keys go in runs of 4
-     * ({@code max-batch} 4), and a burst between other calls joins their run. Each call still gets the reply it gets
-     * one by one.
+     * ({@code max-batch} 4), and a burst between other calls joins their run. A call that cannot stand with others
+     * as one entry (a dry run) makes its run go call by call, so that run takes at most 4 calls. Each call still gets
+     * the reply it gets one by one.
      */
     @Test
     void maxBatchCountsABurstOnOneKeyOnce() throws Exception {
@@ -368,13 +369,19 @@ class BatchedDecisionsTest {
             spread.add(Call.of(p, "key-" + i, 1));
         }
         mixed.add(Call.of(p, "first", 1));
-        for (int i = 0; i < 3; i++) {
-            mixed.add(Call.of(p, "m" + i, 1));
-        }
+        mixed.add(Call.of(p, "m0", 1));
         for (int i = 0; i < 30; i++) {
-            mixed.add(Call.of(p, "hot", 1)); // the run's fourth entry: its 30 calls with the three before
+            mixed.add(Call.of(p, "hot", 1)); // the run's second entry: its 30 calls with the others
         }
-        mixed.add(Call.of(p, "last", 1)); // a fifth entry: the next run
+        mixed.add(Call.of(p, "m1", 1));
+        mixed.add(Call.of(p, "m2", 1)); // the fourth entry: the run is full
+        mixed.add(Call.of(p, "last", 1)); // a fifth entry: alone, after it
+        List<Call> dry = new ArrayList<>();
+        dry.add(Call.of(p, "first", 1));
+        dry.add(new Call(new Policy[] { p }, new String[] { "peek" }, new long[] { 1 }, true));
+        for (int i = 0; i < 10; i++) {
+            dry.add(Call.of(p, "hot", 1)); // 3 with the dry run, call by call; then the other 7 as one entry
+        }
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 4, 1), scripts, false);
@@ -392,8 +399,14 @@ class BatchedDecisionsTest {
             before = Engine.calls(admin, "evalsha");
             replies = playBatched(batched, mixed, now, Engine.newIdentity());
             assertEquals(3, Engine.calls(admin, "evalsha") - before, "the lone call, 3 keys and the burst, the last");
-            for (int i = 4; i < 34; i++) {
-                assertEquals(1000 - (i - 3), Engine.remaining(replies.get(i), 0), "remaining after call " + i);
+            for (int i = 2; i < 32; i++) {
+                assertEquals(1000 - (i - 1), Engine.remaining(replies.get(i), 0), "remaining after call " + i);
+            }
+            before = Engine.calls(admin, "evalsha");
+            replies = playBatched(batched, dry, now, Engine.newIdentity());
+            assertEquals(3, Engine.calls(admin, "evalsha") - before, "the lone call, the dry run with 3, the other 7");
+            for (int i = 2; i < 12; i++) {
+                assertEquals(1000 - (i - 1), Engine.remaining(replies.get(i), 0), "remaining after call " + i);
             }
         } finally {
             client.close();

@@ -102,7 +102,8 @@ public class LuaScriptExecutor {
 
     /**
      * An executor that gathers calls made with a batch script into runs of at most {@code maxBatch}
-     * calls (1: never), over at most {@code connections} connections from the client's pool. The pool opens them
+     * entries (1: never; identical consecutive calls its format lets stand as one count once, up to
+     * {@link #RUN_CALLS_PER_ENTRY} times {@code maxBatch} calls in a run), over at most {@code connections} connections from the client's pool. The pool opens them
      * on the event loop the client was created on: callers on other loops hand their calls to it.
      */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis, int maxBatch, int connections) {

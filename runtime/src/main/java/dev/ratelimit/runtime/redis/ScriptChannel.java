@@ -95,8 +95,9 @@ final class ScriptChannel {
      * in flight: else the callers answered by one reply would all make their next calls into one run,
      * and Redis and this thread would take turns, each idle while the other works. Cut that way,
      * about two runs are in flight, and Redis works on one while this thread answers the callers
-     * of the other. A burst on one key is one entry however many calls it holds, and Redis decides it
-     * in a few steps: it is not cut, and its calls go in one run rather than two of the same cost.
+     * of the other. A burst on one key is one entry however many calls it holds (up to
+     * {@code maxRunCalls}), and Redis decides it in a few steps: this rule does not cut it, and its
+     * calls go in one run rather than two of about the same cost.
      */
     void submit(PendingCall<?> p) {
         if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {
@@ -147,17 +148,24 @@ final class ScriptChannel {
 
     /**
      * Sends gathered calls, up to {@code maxBatch} entries and {@code maxRunCalls} calls, a lone one as itself;
-     * returns how many it took.
+     * returns how many it took. A run holding a call that cannot stand with others as one entry goes call by call
+     * (see {@link LuaScriptExecutor.BatchFormat#repeatsAllowed}), so it takes at most {@code maxBatch} calls.
      */
     int sendRun() {
-        List<PendingCall<?>> run = new ArrayList<>(owner.maxBatch);
+        int max = owner.maxBatch;
+        List<PendingCall<?>> run = new ArrayList<>(max);
         int taken = 0;
         int entries = 0;
+        boolean compact = true; // every call taken may stand with others as one entry
         PendingCall<?> previous = null;
         PendingCall<?> next;
         while (taken < owner.maxRunCalls && (next = gathered.peek()) != null) {
-            if (entries == owner.maxBatch && !next.call.repeats(previous.call)) {
-                break;
+            if (previous != null) {
+                boolean joins = compact && next.call.repeats(previous.call);
+                if (!joins && entries >= max
+                        || compact && taken >= max && !next.call.format.repeatable(next.call.args, next.call.tag)) {
+                    break;
+                }
             }
             // the call peeked at, unless an event loop sharing this channel took it meanwhile: then the one after,
             // taken all the same (a race only moves where a run is cut)
@@ -167,7 +175,11 @@ final class ScriptChannel {
             }
             gatheredCount.decrementAndGet();
             taken++;
-            if (previous == null || !p.call.repeats(previous.call)) {
+            if (compact && !p.call.format.repeatable(p.call.args, p.call.tag)) {
+                compact = false;
+                entries = taken - 1; // the calls before it go one by one now
+            }
+            if (previous == null || !compact || !p.call.repeats(previous.call)) {
                 entries++;
             }
             previous = p;
