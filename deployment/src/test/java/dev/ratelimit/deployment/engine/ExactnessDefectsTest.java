@@ -224,4 +224,44 @@ class ExactnessDefectsTest {
         assertTrue(both(new Limit("sliding-window-log", 6, MINUTE, 6, false), key, local, 1, T)[0] == 0,
                 "6 entries logged: a limit of 6 admits no more");
     }
+
+    /**
+     * Called as a function, the batch's definitions and their state live from one call to the next (see begin_run in
+     * the prelude): a run must read a key afresh, not what the run before it wrote. The key is deleted between two
+     * runs, and (another key) charged by a lone call between two runs: each later run sees the key as Redis has it.
+     * Every algorithm that reads and writes a string key, in compact runs (one entry of several calls) and in runs of
+     * two entries. (Caught a draft that kept the run's tables between calls and forgot to empty one.)
+     */
+    @Test
+    void aRunOfTheFunctionLibraryReadsWhatAnotherCallChangedSinceTheRunBefore() {
+        try (ScriptRunner functions = new ScriptRunner(() -> RedisFixture.shared().client(), true)) {
+            for (String alg : new String[] { "fixed-window", "sliding-window-counter", "token-bucket", "leaky-bucket",
+                    "gcra" }) {
+                Limit l = new Limit(alg, 100, MINUTE, 100, false);
+                Limit[] ls = { l };
+                for (int entries = 1; entries <= 2; entries++) {
+                    String deleted = key();
+                    String other = key();
+                    List<Call> run = new ArrayList<>();
+                    for (int i = 0; i < 3; i++) {
+                        run.add(new Call(ls, new String[] { deleted }, new long[] { 1 }, T, false));
+                    }
+                    if (entries == 2) {
+                        run.add(new Call(ls, new String[] { other }, new long[] { 1 }, T, false));
+                    }
+                    functions.batch(run);
+                    functions.redis().call("DEL", deleted);
+                    List<long[]> again = functions.batch(run);
+                    assertEquals(99, Engine.remaining(again.get(0), 0),
+                            alg + ", " + entries + " entries: the deleted key is read afresh, full again");
+                    functions.single(new Call(ls, new String[] { other }, new long[] { 5 }, T, false));
+                    if (entries == 2) {
+                        List<long[]> third = functions.batch(run);
+                        assertEquals(100 - 1 - 1 - 5 - 1, Engine.remaining(third.get(3), 0),
+                                alg + ": the key a lone call charged since is read with that charge");
+                    }
+                }
+            }
+        }
+    }
 }
