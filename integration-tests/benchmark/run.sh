@@ -13,4 +13,12 @@ cd "$(dirname "$0")/../.."
 if ! command -v wrk >/dev/null 2>&1; then
   echo "wrk not found: the HTTP suite will be skipped. Install it with: apt-get install -y wrk" >&2
 fi
-exec ./mvnw -B -Pbench -pl integration-tests/benchmark -am verify -DskipTests "$@"
+# a relative bench.output is from the repository root (Maven would run the benchmark in its module)
+args=()
+for a in "$@"; do
+  if [[ $a == -Dbench.output=* && ${a#-Dbench.output=} != /* ]]; then
+    a="-Dbench.output=$PWD/${a#-Dbench.output=}"
+  fi
+  args+=("$a")
+done
+exec ./mvnw -B -Pbench -pl integration-tests/benchmark -am verify -DskipTests "${args[@]}"
