@@ -23,11 +23,22 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
     boolean evalSent;
     /** Whether it was sent as a call of the function library (see {@link LuaScriptExecutor#functionOf}). */
     boolean functionSent;
+    /** Set when it is gathered into a run (see {@link ScriptChannel#submit}): its place in the channel's order. */
+    long seq;
+    /** Whether its format lets it stand with identical calls as one entry ({@link LuaScriptExecutor.BatchFormat#repeatable}). */
+    boolean repeatable;
+    /** Whether it repeats the call gathered just before it, and so joins that call's entry. */
+    boolean joinsPrevious;
 
     PendingCall(ScriptChannel channel, ScriptCall<T> call, UniSubscriber<? super T> subscriber) {
         this.channel = channel;
         this.call = call;
         this.subscriber = subscriber;
+    }
+
+    /** Whether it joins the entry of {@code previous}, the call taken just before it into a run. */
+    boolean joins(PendingCall<?> previous) {
+        return joinsPrevious && seq == previous.seq + 1;
     }
 
     @Override

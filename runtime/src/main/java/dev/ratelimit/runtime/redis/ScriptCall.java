@@ -38,13 +38,11 @@ final class ScriptCall<T> extends AbstractUni<T> {
     }
 
     /**
-     * Whether this call and {@code o} may stand as one entry of a run: both batchable into the same script with the
-     * same format, which lets them ({@link BatchFormat#repeatable}), with equal keys and arguments and tags that are
-     * one object or arrays of the same objects.
+     * Whether this call repeats {@code o}: both batchable into the same script with the same format, and the same call
+     * ({@link #same}). Whether the format lets them stand as one entry is {@link BatchFormat#repeatable}.
      */
     boolean repeats(ScriptCall<?> o) {
-        return batch == o.batch && format == o.format && sameTag(tag, o.tag) && Arrays.equals(keys, o.keys)
-                && Arrays.equals(args, o.args) && format.repeatable(args, tag);
+        return batch == o.batch && format == o.format && same(this, o);
     }
 
     /** The same call: equal keys and arguments, and tags that are one object or arrays of the same objects. */

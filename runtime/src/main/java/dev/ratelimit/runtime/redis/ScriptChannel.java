@@ -48,6 +48,8 @@ final class ScriptChannel {
      */
     final AtomicInteger gatheredEntries = new AtomicInteger();
     volatile PendingCall<?> lastGathered;
+    /** Numbers the calls gathered, in order (see {@link PendingCall#joinsPrevious}). */
+    long gatheredSeq;
     final AtomicBoolean flushScheduled = new AtomicBoolean();
     /**
      * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
@@ -109,15 +111,20 @@ final class ScriptChannel {
             sendAlone(p);
             return;
         }
-        gathered.add(p);
-        int n = gatheredCount.incrementAndGet();
+        // whether it joins the entry of the call gathered before it, told once here for the sending too
+        ScriptCall<?> call = p.call;
         PendingCall<?> last = lastGathered;
         lastGathered = p;
+        p.seq = ++gatheredSeq;
+        p.repeatable = call.format.repeatable(call.args, call.tag);
+        p.joinsPrevious = p.repeatable && last != null && last.seq == p.seq - 1 && call.repeats(last.call);
+        gathered.add(p);
+        int n = gatheredCount.incrementAndGet();
         int entries;
         if (n == 1) {
             entries = 1;
             gatheredEntries.set(1);
-        } else if (last != null && p.call.repeats(last.call)) {
+        } else if (p.joinsPrevious) {
             entries = gatheredEntries.get();
         } else {
             entries = gatheredEntries.incrementAndGet();
@@ -161,9 +168,8 @@ final class ScriptChannel {
         PendingCall<?> next;
         while (taken < owner.maxRunCalls && (next = gathered.peek()) != null) {
             if (previous != null) {
-                boolean joins = compact && next.call.repeats(previous.call);
-                if (!joins && entries >= max
-                        || compact && taken >= max && !next.call.format.repeatable(next.call.args, next.call.tag)) {
+                boolean joins = compact && next.joins(previous);
+                if (!joins && entries >= max || compact && taken >= max && !next.repeatable) {
                     break;
                 }
             }
@@ -175,11 +181,11 @@ final class ScriptChannel {
             }
             gatheredCount.decrementAndGet();
             taken++;
-            if (compact && !p.call.format.repeatable(p.call.args, p.call.tag)) {
+            if (compact && !p.repeatable) {
                 compact = false;
                 entries = taken - 1; // the calls before it go one by one now
             }
-            if (previous == null || !compact || !p.call.repeats(previous.call)) {
+            if (previous == null || !compact || !p.joins(previous)) {
                 entries++;
             }
             previous = p;
