@@ -39,6 +39,13 @@ local function bucket_fits(a, b, k, burst, qw, rw, limit)
   return ea < now or (ea == now and eb == 0)
 end
 
+-- Whole microseconds until more quota comes at (a, b) with `avail` units available: the next whole
+-- unit, or 0 when the bucket is full.
+local function bucket_next(a, b, avail, burst, qw, rw, limit)
+  if avail < burst then return bucket_until(bucket_add(a, b, avail + 1 - burst, qw, rw, limit)) end
+  return 0
+end
+
 local function bucket(key, limit, window, burst, cost, write)
   local qw = floor(window / limit)
   local rw = window - qw * limit
@@ -53,13 +60,9 @@ local function bucket(key, limit, window, burst, cost, write)
   if avail > burst then avail = burst elseif avail < 0 then avail = 0 end
   while avail < burst and bucket_fits(a, b, avail + 1, burst, qw, rw, limit) do avail = avail + 1 end
   while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
-  -- more quota comes with the next whole unit, unless the bucket is full
-  local next_now = 0
-  if avail < burst then
-    next_now = bucket_until(bucket_add(a, b, avail + 1 - burst, qw, rw, limit))
-  end
-  if cost > burst then return 0, avail, -1, next_now, next_now, nil end
   if cost > avail then
+    local next_now = bucket_next(a, b, avail, burst, qw, rw, limit)
+    if cost > burst then return 0, avail, -1, next_now, next_now, nil end
     return 0, avail, bucket_until(bucket_add(a, b, cost - burst, qw, rw, limit)), next_now, next_now, nil
   end
   local na, nb = bucket_add(a, b, cost, qw, rw, limit)
@@ -68,10 +71,11 @@ local function bucket(key, limit, window, burst, cost, write)
   local ttl = ttl_ms(bucket_until(na, nb))
   local reset = bucket_until(bucket_add(na, nb, avail - cost + 1 - burst, qw, rw, limit))
   if write then
+    -- charged as it admits: the uncharged reset is not read (see the prelude)
     kv_set(key, value, ttl)
-    return 1, avail, 0, reset, next_now, nil
+    return 1, avail, 0, reset, reset, nil
   end
-  return 1, avail, 0, reset, next_now, function()
+  return 1, avail, 0, reset, bucket_next(a, b, avail, burst, qw, rw, limit), function()
     kv_set(key, value, ttl)
   end
 end

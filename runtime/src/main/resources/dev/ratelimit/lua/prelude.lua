@@ -195,7 +195,8 @@ end
 --   be admitted (0 when allowed, -1 when never: cost above capacity), microseconds until more
 --   quota becomes available if the request is charged, the same if it is not charged, and, unless
 --   `write` is true, a function that writes the charged state. With `write` true (a lone policy,
---   the common case) it writes that state itself when it admits: no closure to build and call.
+--   the common case) it writes that state itself when it admits: no closure to build and call, and
+--   the uncharged reset is not read (an algorithm may skip computing it and return any number).
 local A = {}
 -- The algorithms whose admissions at one instant are linear: each admission of cost c leaves c units
 -- fewer, so a batch charges a burst of identical calls on one key at once. The value is true when the

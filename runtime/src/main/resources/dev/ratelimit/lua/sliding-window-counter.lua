@@ -23,9 +23,13 @@ local function counter_cmp(p, x, n, w)
   return 0
 end
 
--- ceil(p * x / w): estimated in floating point (within a unit of the truth), then made exact.
+-- ceil(p * x / w). While p * x stays below 2^53 the quotient rounded to a double has the same
+-- ceiling (it could only fall to an integer m below the truth if m * w exceeded p * x); beyond, it is
+-- estimated in floating point (within a unit of the truth), then made exact.
 local function counter_ceil(p, x, w)
-  local n = ceil(p * x / w)
+  local px = p * x
+  if px < 9007199254740992 then return ceil(px / w) end
+  local n = ceil(px / w)
   while n > 0 and counter_cmp(p, x, n - 1, w) <= 0 do n = n - 1 end
   while counter_cmp(p, x, n, w) > 0 do n = n + 1 end
   return n
@@ -43,12 +47,26 @@ end
 local function counter_wait(p, c, target, x, w)
   if c <= target then
     local k = target - c
-    if p == 0 or counter_cmp(p, x, k, w) <= 0 then return 0 end
+    if p == 0 then return 0 end
+    -- p * x <= k * w: compared directly while both products are exact
+    local px, kw = p * x, k * w
+    if px < 9007199254740992 and kw < 9007199254740992 then
+      if px <= kw then return 0 end
+    elseif counter_cmp(p, x, k, w) <= 0 then
+      return 0
+    end
     -- p * (x - t) <= k * w once t >= x - k * w / p (here k < p)
     return x - counter_floor(k, w, p)
   end
   -- only the next window helps: its previous count is c, its current one 0
   return x + w - counter_floor(target, w, c)
+end
+
+-- Whole microseconds until the estimate falls by one from what is `avail` units short of `limit`
+-- (0 when nothing is used).
+local function counter_reset(prev, cur, avail, limit, x, window)
+  if avail < limit then return counter_wait(prev, cur, limit - avail - 1, x, window) end
+  return 0
 end
 
 local function sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
@@ -85,19 +103,19 @@ A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
   if prev > 0 then used = used + counter_ceil(prev, x, window) end
   local avail = limit - used
   if avail < 0 then avail = 0 end
-  local reset_now = 0
-  if avail < limit then reset_now = counter_wait(prev, cur, limit - avail - 1, x, window) end
-  if cost > limit then return 0, avail, -1, reset_now, reset_now, nil end
   if cost > avail then
+    local reset_now = counter_reset(prev, cur, avail, limit, x, window)
+    if cost > limit then return 0, avail, -1, reset_now, reset_now, nil end
     return 0, avail, counter_wait(prev, cur, limit - cost, x, window), reset_now, reset_now, nil
   end
   local reset = counter_wait(prev, cur + cost, limit - (avail - cost) - 1, x, window)
   local ttl_us = x + window
   if write then
+    -- charged as it admits: the uncharged reset is not read (see the prelude)
     sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
-    return 1, avail, 0, reset, reset_now, nil
+    return 1, avail, 0, reset, reset, nil
   end
-  return 1, avail, 0, reset, reset_now, function()
+  return 1, avail, 0, reset, counter_reset(prev, cur, avail, limit, x, window), function()
     sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
   end
 end
