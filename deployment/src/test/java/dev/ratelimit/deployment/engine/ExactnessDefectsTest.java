@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -125,6 +126,72 @@ class ExactnessDefectsTest {
                 assertEquals(rate[0] - 1_000, replies.get(999)[2], alg + " in one batch run");
             }
         }
+    }
+
+    /**
+     * The counter's estimate, prev * x / window, is rounded and compared directly while prev * x stays below 2^53 and
+     * by split products beyond. With a window of about a day, previous counts on both sides of 2^53 / window (about
+     * 104,250) put the products on both sides; at instants where the estimate is a whole number, just below and just
+     * above it, and where the product reaches 2^53, every reply (a charge, a denial, a charge beside another policy,
+     * whose reset is the uncharged one, and a dry run) must equal the exact model's on Redis and in process. The window,
+     * a day less 99 ms, makes 7/9 of it a whole estimate for 9,999,999 that doubles round to the next unit.
+     */
+    @Test
+    void theCounterIsExactOnBothSidesOfTwoToThe53() {
+        long day = 86_399_901_000L;
+        long start = (Scenarios.EPOCH / day + 1) * day;
+        Limit counter = new Limit("sliding-window-counter", 10_000_000, day, 10_000_000, false);
+        Limit roomy = new Limit("fixed-window", 100, MINUTE, 100, false);
+        List<String> wrong = new ArrayList<>();
+        for (long prev : new long[] { 3, 104_249, 104_250, 9_999_999 }) {
+            // x microseconds left in the window: where prev * x / day is whole and around it, where prev * x
+            // reaches 2^53, and at the window's first and last microseconds
+            long g = gcd(prev, day);
+            long whole = day / g;
+            long exact = ((1L << 53) - 1) / prev;
+            LongStream wholes = LongStream.rangeClosed(1, Math.min(g, 9)).flatMap(j -> LongStream.of(j * whole - 1,
+                    j * whole, j * whole + 1));
+            for (long x : LongStream.concat(LongStream.of(day, day - 1, exact, exact + 1, 1), wholes)
+                    .filter(x -> x >= 1 && x <= day).distinct().toArray()) {
+                String key = key();
+                String other = key();
+                ReferenceModel model = new ReferenceModel();
+                LocalBackend local = new LocalBackend();
+                long now = start + 2 * day - x;
+                Object[][] calls = {
+                        { new Limit[] { counter }, new String[] { key }, new long[] { prev }, start + 5, false },
+                        { new Limit[] { counter }, new String[] { key }, new long[] { 1 }, now, false },
+                        { new Limit[] { counter }, new String[] { key }, new long[] { 10_000_000 }, now, false },
+                        { new Limit[] { counter, roomy }, new String[] { key, other }, new long[] { 2, 1 }, now, false },
+                        { new Limit[] { counter }, new String[] { key }, new long[] { 1 }, now, true } };
+                for (Object[] c : calls) {
+                    Limit[] ls = (Limit[]) c[0];
+                    String[] ks = (String[]) c[1];
+                    long[] costs = (long[]) c[2];
+                    long t = (long) c[3];
+                    boolean dry = (boolean) c[4];
+                    long[] expected = model.decide(ls, ks, costs, t, dry);
+                    long[] onRedis = redis.single(new Call(ls, ks, costs, t, dry));
+                    Policy[] policies = new Policy[ls.length];
+                    for (int i = 0; i < ls.length; i++) {
+                        policies[i] = EngineMatchesModelTest.policy("p" + i, ls[i]);
+                    }
+                    long[] inProcess = local.decideNow(policies, ks, costs, t, dry).toScriptOrder();
+                    String at = "prev " + prev + ", x " + x + ", costs " + Arrays.toString(costs) + (dry ? " (dry)" : "");
+                    if (!Arrays.equals(expected, onRedis)) {
+                        wrong.add(at + ": Redis " + Arrays.toString(onRedis) + ", model " + Arrays.toString(expected));
+                    }
+                    if (!Arrays.equals(expected, inProcess)) {
+                        wrong.add(at + ": in process " + Arrays.toString(inProcess) + ", model " + Arrays.toString(expected));
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), wrong);
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 
     /**
