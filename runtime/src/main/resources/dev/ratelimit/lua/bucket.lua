@@ -55,11 +55,15 @@ local function bucket(key, limit, window, burst, cost, write)
     a, b = bucket_read(v, key, limit, window, burst, qw, rw)
     if a < now then a, b = now, 0 end
   end
-  -- units available: estimated in floating point, then made exact by the integer test
-  local avail = floor(burst - ((a - now) * limit + b) / window)
-  if avail > burst then avail = burst elseif avail < 0 then avail = 0 end
-  while avail < burst and bucket_fits(a, b, avail + 1, burst, qw, rw, limit) do avail = avail + 1 end
-  while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
+  -- units available: all of them in a bucket drained by now (an idle key, the common case), else
+  -- estimated in floating point, then made exact by the integer test
+  local avail = burst
+  if a > now or b > 0 then
+    avail = floor(burst - ((a - now) * limit + b) / window)
+    if avail > burst then avail = burst elseif avail < 0 then avail = 0 end
+    while avail < burst and bucket_fits(a, b, avail + 1, burst, qw, rw, limit) do avail = avail + 1 end
+    while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
+  end
   if cost > avail then
     local next_now = bucket_next(a, b, avail, burst, qw, rw, limit)
     if cost > burst then return 0, avail, -1, next_now, next_now, nil end
