@@ -70,10 +70,16 @@ local function decide_same(key, p, cost, n, o)
     end
     m = m + more
     if linear ~= true then
-      d = more
-      for j = 1, more do
-        left = left - cost
-        out[o + 7 + j] = linear(key, p[2], p[3], left) or out[o + 6]
+      -- the resets of calls 2..m, none when every one is the first's (d stays 0; what was written
+      -- past the entry's end is written over by the next entry or cut when the run ends)
+      local first = out[o + 6]
+      local r = linear(key, p[2], p[3], left - cost)
+      if r ~= nil then
+        for j = 1, more do
+          if j > 1 then r = linear(key, p[2], p[3], left - j * cost) or first end
+          out[o + 7 + j] = r
+          if r ~= first then d = more end
+        end
       end
     end
   end

@@ -201,5 +201,6 @@ local A = {}
 -- The algorithms whose admissions at one instant are linear: each admission of cost c leaves c units
 -- fewer, so a batch charges a burst of identical calls on one key at once. The value is true when the
 -- reset does not move either, else a function (key, limit, window, remaining) giving the reset in ms
--- of an admission that left `remaining` units, once the burst is charged (nil: the first call's).
+-- of an admission that left `remaining` units, once the burst is charged (nil: the first call's, for
+-- every call of the burst: whether it is nil depends on the key, never on `remaining`).
 local LINEAR = {}

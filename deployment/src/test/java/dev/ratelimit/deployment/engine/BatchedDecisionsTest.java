@@ -351,6 +351,40 @@ class BatchedDecisionsTest {
     }
 
     /**
+     * A burst on a counter key whose previous window still counts gives every admitted call the first call's reset,
+     * so its reply says that once, as a token bucket's burst does, instead of one reset per call.
+     */
+    @Test
+    void aCounterBurstWithAPreviousWindowRepliesOneReset() throws Exception {
+        long now = Engine.BASE + 33 * Engine.S;
+        Policy[] policies = { Engine.policy("burst-prev", Algorithm.SLIDING_WINDOW_COUNTER, 1000, MINUTE, 1000),
+                Engine.policy("burst-flat", Algorithm.TOKEN_BUCKET, 1000, MINUTE, 1000) };
+        long[] replied = new long[2];
+        Redis client = Redis.createClient(vertx, options());
+        try (RespClient admin = RedisFixture.shared().client()) {
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+            for (int round = 0; round < 2; round++) { // the first connects and loads the scripts
+                for (int which = 0; which < 2; which++) {
+                    Policy p = policies[which];
+                    String identity = Engine.newIdentity();
+                    playBatched(batched, List.of(Call.of(p, "hot-00", 1)), now - 60 * Engine.S, identity);
+                    List<Call> burst = new ArrayList<>();
+                    for (int i = 0; i < 41; i++) {
+                        burst.add(Call.of(p, "hot-00", 1));
+                    }
+                    long[] before = netBytes(admin);
+                    playBatched(batched, burst, now, identity);
+                    replied[which] = netBytes(admin)[1] - before[1];
+                }
+            }
+        } finally {
+            client.close();
+        }
+        assertTrue(replied[0] <= replied[1] + 32,
+                "replied " + replied[0] + " bytes for the counter's burst, " + replied[1] + " for the bucket's");
+    }
+
+    /**
      * {@code max-batch} bounds the entries of a run, not its calls: identical consecutive calls (a burst on one key)
      * count once, so 40 of them asked for in one turn go in one run where 40 calls on 40 keys go in runs of 4
      * ({@code max-batch} 4), and a burst between other calls joins their run. A call that cannot stand with others
