@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -158,36 +159,72 @@ class ExactnessDefectsTest {
                 ReferenceModel model = new ReferenceModel();
                 LocalBackend local = new LocalBackend();
                 long now = start + 2 * day - x;
-                Object[][] calls = {
-                        { new Limit[] { counter }, new String[] { key }, new long[] { prev }, start + 5, false },
-                        { new Limit[] { counter }, new String[] { key }, new long[] { 1 }, now, false },
-                        { new Limit[] { counter }, new String[] { key }, new long[] { 10_000_000 }, now, false },
-                        { new Limit[] { counter, roomy }, new String[] { key, other }, new long[] { 2, 1 }, now, false },
-                        { new Limit[] { counter }, new String[] { key }, new long[] { 1 }, now, true } };
-                for (Object[] c : calls) {
-                    Limit[] ls = (Limit[]) c[0];
-                    String[] ks = (String[]) c[1];
-                    long[] costs = (long[]) c[2];
-                    long t = (long) c[3];
-                    boolean dry = (boolean) c[4];
-                    long[] expected = model.decide(ls, ks, costs, t, dry);
-                    long[] onRedis = redis.single(new Call(ls, ks, costs, t, dry));
-                    Policy[] policies = new Policy[ls.length];
-                    for (int i = 0; i < ls.length; i++) {
-                        policies[i] = EngineMatchesModelTest.policy("p" + i, ls[i]);
-                    }
-                    long[] inProcess = local.decideNow(policies, ks, costs, t, dry).toScriptOrder();
-                    String at = "prev " + prev + ", x " + x + ", costs " + Arrays.toString(costs) + (dry ? " (dry)" : "");
-                    if (!Arrays.equals(expected, onRedis)) {
-                        wrong.add(at + ": Redis " + Arrays.toString(onRedis) + ", model " + Arrays.toString(expected));
-                    }
-                    if (!Arrays.equals(expected, inProcess)) {
-                        wrong.add(at + ": in process " + Arrays.toString(inProcess) + ", model " + Arrays.toString(expected));
-                    }
+                String at = "prev " + prev + ", x " + x;
+                matchModel(wrong, at, model, local, new Limit[] { counter }, new String[] { key }, start + 5, false, prev);
+                matchModel(wrong, at, model, local, new Limit[] { counter }, new String[] { key }, now, false, 1);
+                matchModel(wrong, at, model, local, new Limit[] { counter }, new String[] { key }, now, false, 10_000_000);
+                matchModel(wrong, at, model, local, new Limit[] { counter, roomy }, new String[] { key, other }, now,
+                        false, 2, 1);
+                matchModel(wrong, at, model, local, new Limit[] { counter }, new String[] { key }, now, true, 1);
+            }
+        }
+        assertEquals(List.of(), wrong);
+    }
+
+    /**
+     * A bucket's available units, k * window <= burst * window - ((a - now) * limit + b), are divided directly while
+     * burst * window + window stays below 2^53 and by the integer test beyond. A burst charged whole at t0 leaves the
+     * bucket full at t0 + window; at t0 + window - D, with D * limit one more than a multiple of the window (D the
+     * inverse of limit modulo window), the units that fit are a whole number less 1/window, which doubles round up
+     * at a day's window and ten million a day. Each bucket algorithm, just before, at and after that instant, at burst
+     * sizes on both sides of the 2^53 boundary, must equal the exact model on Redis and in process.
+     */
+    @Test
+    void aBucketIsExactOnBothSidesOfTwoToThe53() {
+        long day = 24 * 60 * MINUTE;
+        List<String> wrong = new ArrayList<>();
+        for (String alg : BUCKETS) {
+            for (long limit : new long[] { 9_999_991, 104_243, 104_249, 7_777_777 }) {
+                if (gcd(limit, day) != 1) {
+                    throw new IllegalStateException(limit + " shares a factor with a day");
+                }
+                long d = BigInteger.valueOf(limit).modInverse(BigInteger.valueOf(day)).longValueExact();
+                Limit l = new Limit(alg, limit, day, limit, false);
+                for (long t : new long[] { day - d - 1, day - d, day - d + 1 }) {
+                    String key = key();
+                    ReferenceModel model = new ReferenceModel();
+                    LocalBackend local = new LocalBackend();
+                    String at = alg + " " + limit + " per day, " + t + " us after the whole burst";
+                    matchModel(wrong, at, model, local, new Limit[] { l }, new String[] { key }, T, false, limit);
+                    matchModel(wrong, at, model, local, new Limit[] { l }, new String[] { key }, T + t, true, 1);
+                    matchModel(wrong, at, model, local, new Limit[] { l }, new String[] { key }, T + t, false, limit);
+                    matchModel(wrong, at, model, local, new Limit[] { l }, new String[] { key }, T + t, false, 1);
                 }
             }
         }
         assertEquals(List.of(), wrong);
+    }
+
+    /**
+     * Decides one call of the given policies on the model, on Redis (one run) and in
+     * process; adds to {@code wrong} where either differs from the model. {@code costs}: one per policy.
+     */
+    private static void matchModel(List<String> wrong, String at, ReferenceModel model, LocalBackend local, Limit[] ls,
+            String[] keys, long now, boolean dry, long... costs) {
+        long[] expected = model.decide(ls, keys, costs, now, dry);
+        long[] onRedis = redis.single(new Call(ls, keys, costs, now, dry));
+        Policy[] policies = new Policy[ls.length];
+        for (int i = 0; i < ls.length; i++) {
+            policies[i] = EngineMatchesModelTest.policy("p" + i, ls[i]);
+        }
+        long[] inProcess = local.decideNow(policies, keys, costs, now, dry).toScriptOrder();
+        String call = at + ", costs " + Arrays.toString(costs) + (dry ? " (dry)" : "");
+        if (!Arrays.equals(expected, onRedis)) {
+            wrong.add(call + ": Redis " + Arrays.toString(onRedis) + ", model " + Arrays.toString(expected));
+        }
+        if (!Arrays.equals(expected, inProcess)) {
+            wrong.add(call + ": in process " + Arrays.toString(inProcess) + ", model " + Arrays.toString(expected));
+        }
     }
 
     private static long gcd(long a, long b) {
