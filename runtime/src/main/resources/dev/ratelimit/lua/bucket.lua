@@ -55,14 +55,22 @@ local function bucket(key, limit, window, burst, cost, write)
     a, b = bucket_read(v, key, limit, window, burst, qw, rw)
     if a < now then a, b = now, 0 end
   end
-  -- units available: all of them in a bucket drained by now (an idle key, the common case), else
-  -- estimated in floating point, then made exact by the integer test
+  -- units available: all of them in a bucket drained by now (an idle key, the common case), else the
+  -- k that fit, k * window <= burst * window - ((a - now) * limit + b) (see bucket_fits): divided
+  -- directly while the products stay far enough below 2^53 (the quotient's floor is then exact), else
+  -- estimated in floating point and made exact by the integer test
   local avail = burst
   if a > now or b > 0 then
-    avail = floor(burst - ((a - now) * limit + b) / window)
-    if avail > burst then avail = burst elseif avail < 0 then avail = 0 end
-    while avail < burst and bucket_fits(a, b, avail + 1, burst, qw, rw, limit) do avail = avail + 1 end
-    while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
+    local used, total = (a - now) * limit + b, burst * window
+    if used < 9007199254740992 and total + window < 9007199254740992 then
+      avail = floor((total - used) / window)
+      if avail < 0 then avail = 0 end
+    else
+      avail = floor(burst - used / window)
+      if avail > burst then avail = burst elseif avail < 0 then avail = 0 end
+      while avail < burst and bucket_fits(a, b, avail + 1, burst, qw, rw, limit) do avail = avail + 1 end
+      while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
+    end
   end
   if cost > avail then
     local next_now = bucket_next(a, b, avail, burst, qw, rw, limit)
