@@ -110,7 +110,9 @@ class SlowRedisTest {
         LOG.infof("Paused Redis: max latency from the pause on %d ms, %d calls paid the timeout, %d calls inside the pause, Redis "
                 + "decisions again %d ms after the pause ended", maxLatency.get() / 1_000_000, slow.sum(),
                 duringPause.sum(), recoveryMs);
-        assertTrue(maxLatency.get() / 1_000_000 <= TIMEOUT.toMillis() + 150,
+        // the timeout, a check's tick, and the checks a stalled process defers (see CallTimeouts.PAUSE_NANOS: on a
+        // loaded 2-core host a call took 364 ms once): far below the 3 s a call waiting for Redis would take
+        assertTrue(maxLatency.get() / 1_000_000 <= TIMEOUT.toMillis() + 300,
                 "a call took " + maxLatency.get() / 1_000_000 + " ms: the timeout did not bound it");
         assertEquals(0, redisDuringPause.sum(), "Redis cannot have answered while paused");
         assertTrue(duringPause.sum() > 500, "the callers kept going during the pause: " + duringPause.sum());
