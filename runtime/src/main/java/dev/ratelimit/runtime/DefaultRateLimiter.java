@@ -190,11 +190,16 @@ public class DefaultRateLimiter implements RateLimiter {
         return decideDistinct(ps, keys, costs);
     }
 
+    /**
+     * The decision, made at each subscription. A call taking concurrency slots draws its lease then, not here: a
+     * {@code Uni} subscribed twice (a retry, a reused {@code check}) is two calls, each holding and freeing its own.
+     */
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
-        String lease = Lease.needed(ps) ? leaseIds.next() : null;
+        Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
         if (remote == null) {
             // decided in process when subscribed to, on the caller's thread: asked for and made at once
             return Uni.createFrom().item(() -> {
+                String lease = ids == null ? null : ids.next();
                 Object trace = tracing.start();
                 RateLimitDecision d;
                 try {
@@ -212,7 +217,7 @@ public class DefaultRateLimiter implements RateLimiter {
                 return d;
             });
         }
-        return remote.decide(ps, keys, costs, lease);
+        return remote.decide(ps, keys, costs, ids);
     }
 
     @Override

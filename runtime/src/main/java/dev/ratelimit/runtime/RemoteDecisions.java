@@ -62,9 +62,12 @@ final class RemoteDecisions {
         this.tracing = tracing;
     }
 
-    /** The decision, made when the caller subscribes (the cache, the breaker and the clock are consulted then). */
-    Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, String lease) {
-        return new RemoteDecision(ps, keys, costs, lease);
+    /**
+     * The decision, made when the caller subscribes (the cache, the breaker and the clock are consulted then); a call
+     * taking concurrency slots draws its lease from {@code leases} at each subscription (null: it takes none).
+     */
+    Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
+        return new RemoteDecision(ps, keys, costs, leases);
     }
 
     /**
@@ -76,25 +79,21 @@ final class RemoteDecisions {
         private final Policy[] ps;
         private final String[] keys;
         private final long[] costs;
-        /** The name of the slots its concurrency policies take; null when it has none. */
-        private final String lease;
+        /** Where each subscription draws the name of the slots its concurrency policies take; null without any. */
+        private final Lease.Ids leases;
 
-        RemoteDecision(Policy[] ps, String[] keys, long[] costs, String lease) {
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
             this.ps = ps;
             this.keys = keys;
             this.costs = costs;
-            this.lease = lease;
-        }
-
-        /** What frees the slots the backend's charge took, or null. */
-        Lease lease() {
-            return lease == null ? null : new Lease(backend, ps, keys, costs, lease);
+            this.leases = leases;
         }
 
         @Override
         public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
             // here, on the caller's thread, where the caller's span is current; before the caller can cancel
-            RemoteCall call = new RemoteCall(this, downstream, tracing.start());
+            RemoteCall call = new RemoteCall(this, leases == null ? null : leases.next(), downstream,
+                    tracing.start());
             downstream.onSubscribe(call);
             if (call.finished()) {
                 return; // cancelled at once: no permit, no call
@@ -121,6 +120,8 @@ final class RemoteDecisions {
                 .newUpdater(RemoteCall.class, "done");
 
         private final RemoteDecision request;
+        /** The name of the slots this call's concurrency policies take; null when it has none. */
+        private final String lease;
         private final UniSubscriber<? super RateLimitDecision> downstream;
         private volatile int done;
         private volatile UniSubscription upstream;
@@ -129,8 +130,10 @@ final class RemoteDecisions {
         /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
         private final Object trace;
 
-        RemoteCall(RemoteDecision request, UniSubscriber<? super RateLimitDecision> downstream, Object trace) {
+        RemoteCall(RemoteDecision request, String lease, UniSubscriber<? super RateLimitDecision> downstream,
+                Object trace) {
             this.request = request;
+            this.lease = lease;
             this.downstream = downstream;
             this.trace = trace;
         }
@@ -152,7 +155,7 @@ final class RemoteDecisions {
             sentAt = System.nanoTime();
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
             AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false,
-                    request.lease), this);
+                    lease), this);
             return null;
         }
 
@@ -187,7 +190,7 @@ final class RemoteDecisions {
         protected void expire() {
             if (claim()) {
                 cancelUpstream();
-                freeUnanswered();
+                // the failure's answer frees the slots the call may still take (see decide)
                 answer(null, new TimeoutException("no reply from the rate-limit backend within " + timeout));
             }
         }
@@ -201,13 +204,19 @@ final class RemoteDecisions {
             }
         }
 
+        /** What frees the slots the backend's charge took, or null. */
+        private Lease lease() {
+            return lease == null ? null : new Lease(backend, request.ps, request.keys, request.costs, lease);
+        }
+
         /**
-         * Frees the slots a call given up on may still take: its caller will never release them. Sent after the call,
-         * so Redis normally runs it after the charge; if not, the slots are free once their window has passed.
+         * Frees the slots a call given up on, or whose reply was lost, may have taken: nobody will release them. Should
+         * the release reach Redis before the charge (a charge still queued, or resent), the charge takes nothing (see
+         * {@link RateLimitBackend#release(Policy[], String[], long[], String, long)}).
          */
         private void freeUnanswered() {
-            if (request.lease != null && sentAt != 0) {
-                request.lease().run();
+            if (lease != null && sentAt != 0) {
+                lease().run();
             }
         }
 
@@ -250,12 +259,15 @@ final class RemoteDecisions {
             RateLimitDecision d = null;
             if (failure == null) {
                 try {
-                    d = reply.decision(ps, Source.REDIS, request.lease());
+                    d = reply.decision(ps, Source.REDIS, lease());
                 } catch (RuntimeException e) {
                     failure = e; // a reply we cannot read: a broken backend, not the caller's problem
                 }
             }
             if (failure != null) {
+                // the script may have run and charged before the failure (a reset connection, a reply we cannot
+                // read, a failed cluster pass): the caller is not told of any slots, so nobody else frees them
+                freeUnanswered();
                 if (breaker != null) {
                     breaker.onFailure(permit, failure);
                 }
@@ -276,7 +288,7 @@ final class RemoteDecisions {
         /** The failure mode's decision, recorded; {@code failure} is null when the breaker refused the call. */
         private RateLimitDecision failureDecision(Throwable failure) {
             RemoteDecision r = request;
-            return recorded(failureModes.decide(r.ps, r.keys, r.costs, r.lease, failure), 0);
+            return recorded(failureModes.decide(r.ps, r.keys, r.costs, lease, failure), 0);
         }
 
         /** Counts and traces the decision; {@code runSize}: see {@link RateLimitTracing#decided}. */

@@ -5,6 +5,13 @@
 -- release script removes them when the request ends. Its keys end in ":in-flight", apart from every
 -- rate algorithm's: in-flight requests and past rates are different quantities, so a policy switched
 -- to or from concurrency starts afresh.
+-- A release can reach Redis before its charge: the call timed out or failed while its charge was
+-- still queued, or was resent after NOSCRIPT. A release that finds nothing leaves a tombstone, the
+-- member "<lease>" scored by minus the microsecond it expires at (`window` later), and a charge
+-- naming a tombstoned lease is denied and takes nothing (a wait of -1: that call can never be
+-- admitted): its caller has given up on it. Live leases
+-- have positive scores, tombstones negative ones, so one ZREMRANGEBYSCORE over [-now, now] drops
+-- both kinds once expired.
 -- A slot frees when a request ends, which no clock predicts: retry-after and reset are the time until
 -- the soonest lease expires, at most a second.
 local SECOND = 1000000
@@ -33,22 +40,26 @@ local function concurrency_take(key, window, cost)
 end
 
 A['concurrency'] = function(key, limit, window, burst, cost, write)
-  local trimmed = redis.pcall('ZREMRANGEBYSCORE', key, '-inf', int(now))
+  local trimmed = redis.pcall('ZREMRANGEBYSCORE', key, int(-now), int(now))
   if type(trimmed) == 'table' then
     -- not a set of leases (a value written by hand, say): nothing is known to be in flight
     if not find(trimmed.err, 'WRONGTYPE', 1, true) then error(trimmed) end
     redis.call('DEL', key)
   end
-  local held = redis.call('ZCARD', key)
+  local held = redis.call('ZCOUNT', key, '(0', '+inf')
   local avail = limit - held
   if avail < 0 then avail = 0 end
   local soonest = 0
   if held > 0 then
-    soonest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) - now
+    soonest = tonumber(redis.call('ZRANGEBYSCORE', key, '(0', '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2]) - now
     if soonest > SECOND then soonest = SECOND end
   end
   if cost > limit then return 0, avail, -1, soonest, soonest, nil end
   if cost > avail then return 0, avail, soonest, soonest, soonest, nil end
+  if lease then
+    local released = redis.call('ZSCORE', key, lease)
+    if released and tonumber(released) < 0 then return 0, avail, -1, soonest, soonest, nil end
+  end
   local reset = soonest
   if held == 0 then
     reset = window

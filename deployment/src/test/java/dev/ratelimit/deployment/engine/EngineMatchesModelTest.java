@@ -1,11 +1,13 @@
 package dev.ratelimit.deployment.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
@@ -89,19 +91,22 @@ class EngineMatchesModelTest {
         for (int k = 0; k < s.steps().size(); k++) {
             Step st = s.steps().get(k);
             now += st.gap();
-            if (st.release() >= 0 && !leases.isEmpty()) {
+            boolean ahead = st.release() >= Scenarios.AHEAD;
+            if (st.release() >= 0 && (ahead || !leases.isEmpty())) {
                 // a release is not part of a batch run: the run so far goes first
                 if (!run.isEmpty()) {
                     compareRun(run, functionRun, expectedInRun, describedInRun);
                 }
-                int which = st.release() % leases.size();
-                String lease = leases.get(which);
-                model.release(limits, local, lease);
-                redis.release(limits, single, leaseCosts.get(which), lease);
-                redis.release(limits, batched, leaseCosts.get(which), lease);
-                functions.release(limits, singleFunction, leaseCosts.get(which), lease);
-                functions.release(limits, batchedFunction, leaseCosts.get(which), lease);
-                backend.releaseNow(policies, local, lease);
+                int which = ahead ? -1 : st.release() % leases.size();
+                // ahead: the lease a later call will be charged with (or never is), released before its charge
+                String lease = ahead ? "L" + (k + st.release() - Scenarios.AHEAD) : leases.get(which);
+                long[] costs = ahead ? released(st.costs()) : leaseCosts.get(which);
+                model.release(limits, local, lease, now);
+                redis.release(limits, single, costs, lease, now);
+                redis.release(limits, batched, costs, lease, now);
+                functions.release(limits, singleFunction, costs, lease, now);
+                functions.release(limits, batchedFunction, costs, lease, now);
+                backend.releaseNow(policies, local, lease, now);
             } else if (st.newRun() && !run.isEmpty()) {
                 compareRun(run, functionRun, expectedInRun, describedInRun);
             }
@@ -139,6 +144,31 @@ class EngineMatchesModelTest {
         if (!run.isEmpty()) {
             compareRun(run, functionRun, expectedInRun, describedInRun);
         }
+        // what is in flight afterwards: the same leases with the same units in the model and on Redis
+        for (int i = 0; i < n; i++) {
+            if (limits[i].algorithm().equals(Algorithm.CONCURRENCY.configName())) {
+                Map<String, Long> expected = model.inFlight(local[i], now);
+                for (String[] keys : List.of(single, batched)) {
+                    assertEquals(expected, redis.inFlight(keys[i], now), "leases in flight on Redis at the end");
+                }
+                for (String[] keys : List.of(singleFunction, batchedFunction)) {
+                    assertEquals(expected, functions.inFlight(keys[i], now),
+                            "leases in flight on Redis (function) at the end");
+                }
+            }
+        }
+    }
+
+    /**
+     * The costs a release of a call not charged yet names: the extension never sends a cost above a policy's capacity
+     * (it refuses such a call before asking Redis), and a tombstone is one member whatever the cost.
+     */
+    private static long[] released(long[] costs) {
+        long[] c = costs.clone();
+        for (int i = 0; i < c.length; i++) {
+            c[i] = Math.min(c[i], Scenarios.MAX_LOG_COST);
+        }
+        return c;
     }
 
     private static boolean hasConcurrency(Limit[] limits) {

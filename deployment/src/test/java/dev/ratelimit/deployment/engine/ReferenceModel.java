@@ -40,6 +40,8 @@ final class ReferenceModel {
     private final Map<String, Object> states = new HashMap<>();
     /** The lease of the call being decided (concurrency). */
     private String lease;
+    /** Whether the call being decided is charged if admitted (not a dry run). */
+    private boolean charging;
 
     // ---------------------------------------------------------------------------------------------------------------
     // State shapes
@@ -63,8 +65,11 @@ final class ReferenceModel {
     private record CounterState(long index, long prev, long cur) {
     }
 
-    /** concurrency: the leases held, by name: each one's units and the microsecond it expires at. */
-    private record LeaseState(Map<String, long[]> leases) {
+    /**
+     * concurrency: the leases held, by name: each one's units and the microsecond it expires at; and the tombstones of
+     * leases released while not held (a release that overtook its charge), by name: the microsecond each expires at.
+     */
+    private record LeaseState(Map<String, long[]> leases, Map<String, Long> tombstones) {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -112,6 +117,7 @@ final class ReferenceModel {
     /** Decides one call whose concurrency policies, when charged, take slots named {@code lease}. */
     long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun, String lease) {
         this.lease = lease;
+        this.charging = !dryRun;
         int n = limits.length;
         if (keys.length != n || costs.length != n) {
             throw new IllegalArgumentException(
@@ -424,7 +430,9 @@ final class ReferenceModel {
     private Verdict concurrency(Limit p, String key, long c, long t) {
         LeaseState s = state(key, LeaseState.class);
         Map<String, long[]> leases = s == null ? new HashMap<>() : s.leases();
+        Map<String, Long> tombstones = s == null ? new HashMap<>() : s.tombstones();
         leases.values().removeIf(l -> l[1] <= t);
+        tombstones.values().removeIf(expiry -> expiry <= t);
         long held = leases.values().stream().mapToLong(l -> l[0]).sum();
         long avail = Math.max(0, p.limit() - held);
         long soonest = held == 0 ? 0
@@ -436,6 +444,10 @@ final class ReferenceModel {
         if (c > avail) {
             return Verdict.denied(avail, c, retryMs(soon), soon);
         }
+        if (charging && lease != null && tombstones.containsKey(lease)) {
+            // released before this charge came: its caller gave up on it, so it takes nothing, and never will
+            return Verdict.denied(avail, c, -1, soon);
+        }
         Rational charged = held == 0 ? Rational.of(Math.min(SECOND, p.windowMicros())) : soon;
         String name = lease;
         return Verdict.admitted(avail, c, soon, charged, () -> {
@@ -443,20 +455,41 @@ final class ReferenceModel {
                 throw new IllegalStateException("a concurrency policy charged without a lease");
             }
             leases.put(name, new long[] { c, t + p.windowMicros() });
-            states.put(key, new LeaseState(leases));
+            states.put(key, new LeaseState(leases, tombstones));
         });
     }
 
-    /** Frees the slots {@code lease} holds in the concurrency policies among {@code limits}. */
-    void release(Limit[] limits, String[] keys, String lease) {
+    /**
+     * Frees the slots {@code lease} holds in the concurrency policies among {@code limits} at {@code t}; where it holds
+     * none (not charged yet, denied, expired and trimmed), a tombstone refuses a charge of it for a window.
+     */
+    void release(Limit[] limits, String[] keys, String lease, long t) {
         for (int i = 0; i < limits.length; i++) {
             if (limits[i].algorithm().equals("concurrency")) {
                 LeaseState s = state(keys[i], LeaseState.class);
-                if (s != null) {
-                    s.leases().remove(lease);
+                if (s == null) {
+                    s = new LeaseState(new HashMap<>(), new HashMap<>());
+                    states.put(keys[i], s);
+                }
+                if (s.leases().remove(lease) == null) {
+                    s.tombstones().put(lease, t + limits[i].windowMicros());
                 }
             }
         }
+    }
+
+    /** The leases in flight on a concurrency key at {@code t}, by name: each one's units. */
+    Map<String, Long> inFlight(String key, long t) {
+        LeaseState s = state(key, LeaseState.class);
+        Map<String, Long> held = new java.util.TreeMap<>();
+        if (s != null) {
+            s.leases().forEach((name, l) -> {
+                if (l[1] > t) {
+                    held.put(name, l[0]);
+                }
+            });
+        }
+        return held;
     }
 
     /** The state of a key, or null if absent; rejects a key whose state has another shape. */

@@ -38,16 +38,24 @@ final class Scenarios {
 
     /**
      * One call: the time since the previous one, each policy's cost, a dry run, whether a new batch run starts, and
-     * which earlier call's concurrency slots are released before it (-1: none; else an index into the calls charged
-     * so far, modulo their number: a call released before, or one without a concurrency policy, frees nothing).
+     * whose concurrency slots are released before it: -1 none; below {@link #AHEAD} an index into the calls charged
+     * so far, modulo their number (a call released before, or one without a concurrency policy, frees nothing); from
+     * {@link #AHEAD} on, the lease of the call {@code release - AHEAD} steps on from this one, released before it is
+     * charged (a release that overtook its charge: the charge must then take nothing), whether that call is admitted,
+     * denied, a dry run, or never made.
      */
     record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
         @Override
         public String toString() {
-            return "+" + gap + "us" + (release >= 0 ? " release #" + release : "") + " cost " + Arrays.toString(costs)
-                    + (dryRun ? " dry" : "") + (newRun ? " | new run" : "");
+            String freed = release < 0 ? "" : release >= AHEAD ? " release the lease of step +" + (release - AHEAD)
+                    : " release #" + release;
+            return "+" + gap + "us" + freed + " cost " + Arrays.toString(costs) + (dryRun ? " dry" : "")
+                    + (newRun ? " | new run" : "");
         }
     }
+
+    /** Step.release from here on names a lease of a call yet to come (see {@link Step}). */
+    static final int AHEAD = 1 << 20;
 
     /** Policies (one key each) and the calls made on them; every call names all of them. */
     record Scenario(List<Limit> limits, long start, List<Step> steps) {
@@ -173,7 +181,12 @@ final class Scenarios {
                     costs[i] = l.burst() + 1;
             }
         }
-        return new Step(gap, costs, r.nextInt(10) == 0, r.nextInt(4) == 0, r.nextInt(3) == 0 ? r.nextInt(8) : -1);
+        int release = switch (pick(r, 67, 25, 8)) {
+            case 0 -> -1;
+            case 1 -> r.nextInt(8);
+            default -> AHEAD + r.nextInt(4); // this call's own lease, or one of the next three
+        };
+        return new Step(gap, costs, r.nextInt(10) == 0, r.nextInt(4) == 0, release);
     }
 
     private static long mostCost(Limit l) {
@@ -226,6 +239,9 @@ final class Scenarios {
             }
             if (st.release() >= 0) {
                 out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1)));
+                if (st.release() > AHEAD) {
+                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD)));
+                }
             }
         }
         for (int i = 0; i < s.limits().size(); i++) {

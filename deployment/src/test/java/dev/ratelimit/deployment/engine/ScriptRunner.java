@@ -56,7 +56,7 @@ final class ScriptRunner implements AutoCloseable {
         this.redis = connect.get();
         Map<String, LuaScript> scripts = new HashMap<>();
         ComposedScripts.all().forEach((name, body) -> {
-            String sent = name.equals(LuaScriptRegistry.RELEASE) ? body : longLived(body);
+            String sent = name.equals(LuaScriptRegistry.RELEASE) ? longLivedTombstones(body) : longLived(body);
             String sha = redis.callString("SCRIPT", "LOAD", sent);
             scripts.put(name, new LuaScript(name, sent, sha));
             names.put(name, sha);
@@ -107,7 +107,7 @@ final class ScriptRunner implements AutoCloseable {
     }
 
     /** Frees the slots {@code lease} holds in the concurrency policies among {@code limits}; the members removed. */
-    long release(Limit[] limits, String[] keys, long[] costs, String lease) {
+    long release(Limit[] limits, String[] keys, long[] costs, String lease, long nowMicros) {
         List<String> args = new ArrayList<>();
         List<String> held = new ArrayList<>();
         List<String> heldCosts = new ArrayList<>();
@@ -115,6 +115,7 @@ final class ScriptRunner implements AutoCloseable {
             if (limits[i].algorithm().equals("concurrency")) {
                 held.add(keys[i]);
                 heldCosts.add(Long.toString(costs[i]));
+                heldCosts.add(Long.toString(limits[i].windowMicros()));
             }
         }
         args.add(command());
@@ -122,6 +123,7 @@ final class ScriptRunner implements AutoCloseable {
         args.add(Integer.toString(held.size()));
         args.addAll(held);
         args.add(lease);
+        args.add(Long.toString(nowMicros));
         args.addAll(heldCosts);
         return (Long) run(args);
     }
@@ -139,6 +141,31 @@ final class ScriptRunner implements AutoCloseable {
             throw new IllegalStateException("the prelude no longer defines ttl_ms as expected; update ScriptRunner");
         }
         return body.replace(ttl, "local ttl_ms = function() return 86400000 end\n");
+    }
+
+    /**
+     * The leases in flight on a concurrency key at {@code nowMicros}, by lease: the units each holds (a lease of
+     * several units is stored as one member per unit, {@code <lease>:<i>}). Tombstones (negative scores) are not.
+     */
+    java.util.Map<String, Long> inFlight(String key, long nowMicros) {
+        @SuppressWarnings("unchecked")
+        List<Object> members = (List<Object>) run(List.of("ZRANGEBYSCORE", key, "(" + nowMicros, "+inf"));
+        java.util.Map<String, Long> held = new java.util.TreeMap<>();
+        for (Object m : members) {
+            String name = m instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : m.toString();
+            int colon = name.indexOf(':');
+            held.merge(colon < 0 ? name : name.substring(0, colon), 1L, Long::sum);
+        }
+        return held;
+    }
+
+    /** The release script with every tombstone's key given a day to live, for the reason {@link #longLived} gives. */
+    static String longLivedTombstones(String body) {
+        String ttl = "local function tombstone_ttl_ms(window)\n  return math.ceil(window / 1000)\n";
+        if (!body.contains(ttl)) {
+            throw new IllegalStateException("release.lua no longer defines tombstone_ttl_ms as expected; update ScriptRunner");
+        }
+        return body.replace(ttl, "local function tombstone_ttl_ms(window)\n  return 86400000\n");
     }
 
     private Object run(List<String> script) {

@@ -37,9 +37,21 @@ public interface RateLimitBackend {
 
     /**
      * Frees the slots the {@code concurrency} policies among {@code policies} took for {@code lease} (the other
-     * policies are ignored); slots already gone are no error.
+     * policies are ignored), on the backend's clock; see {@link #release(Policy[], String[], long[], String, long)}.
      */
-    Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease);
+    default Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease) {
+        return release(policies, keys, costs, lease, BACKEND_CLOCK);
+    }
+
+    /**
+     * Frees the slots the {@code concurrency} policies among {@code policies} took for {@code lease} (the other
+     * policies are ignored). Slots already gone are no error; a lease not held (its charge not made yet, or never) is
+     * remembered for the policy's window, so that its charge, should it still arrive, takes nothing: a release may
+     * overtake its charge (a call given up on while its charge was on its way) and still leave no slot held.
+     *
+     * @param nowMicros the time in microseconds, or {@link #BACKEND_CLOCK}
+     */
+    Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros);
 
     /**
      * The state of {@code policy}'s {@code key} as it stands, charging nothing: the reply of a check of one unit,

@@ -15,6 +15,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig.HeaderFamily;
+import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
@@ -45,8 +46,11 @@ public class HttpLimits {
     /** Null without a {@code PlanResolver} bean (the start fails when there are several). */
     private final PlanResolver planResolver;
 
-    /** A request's checks, and the plan of each ({@code plans} null when every check is on its base plan). */
-    public record RequestChecks(List<RateLimitCheck> checks, String[] plans) {
+    /**
+     * A request's checks, the plan of each ({@code plans} null when every check is on its base plan), and whether a
+     * {@code concurrency} policy among them takes slots when they are admitted.
+     */
+    public record RequestChecks(List<RateLimitCheck> checks, String[] plans, boolean takesSlots) {
         /** Whether no policy applies. */
         public boolean isEmpty() {
             return checks.isEmpty();
@@ -98,6 +102,7 @@ public class HttpLimits {
         int most = specs.length + (path == null ? 0 : pathPolicies.size());
         List<RateLimitCheck> checks = new ArrayList<>(specs.length + 1);
         String[] plans = null;
+        boolean slots = false;
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
             String identity = keys.resolve(s.key() != null && !s.key().isEmpty() ? s.key() : p.key(), rc);
@@ -106,6 +111,7 @@ public class HttpLimits {
             }
             plans = withPlan(plans, most, checks.size(), plan(p, rc));
             checks.add(new RateLimitCheck(p.name(), identity, s.cost()));
+            slots |= p.algorithm() == Algorithm.CONCURRENCY;
         }
         if (path != null) {
             for (Policy p : pathPolicies) {
@@ -116,10 +122,11 @@ public class HttpLimits {
                     }
                     plans = withPlan(plans, most, checks.size(), plan(p, rc));
                     checks.add(new RateLimitCheck(p.name(), identity, 1));
+                    slots |= p.algorithm() == Algorithm.CONCURRENCY;
                 }
             }
         }
-        return new RequestChecks(checks, plans);
+        return new RequestChecks(checks, plans, slots);
     }
 
     /** Decides a request's checks, all-or-nothing, each on its plan. */

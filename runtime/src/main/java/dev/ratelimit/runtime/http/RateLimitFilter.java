@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime.http;
 
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.CompletionCallback;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 
@@ -35,6 +36,8 @@ public class RateLimitFilter {
     /** The category the documentation names for shadow denials, kept where it always was. */
     private static final Logger LOG = Logger.getLogger("dev.ratelimit.runtime.RateLimitFilter");
     private static final String PROBLEM_JSON = "application/problem+json";
+    /** The status of a request whose client left before it was admitted (it is never sent). */
+    private static final int CLIENT_GONE = 499;
 
     private final HttpLimits http;
 
@@ -72,17 +75,28 @@ public class RateLimitFilter {
         if (http.headers().partitionKeys()) {
             rc.put(HttpLimits.IDENTITIES, checks.checks().stream().map(RateLimitCheck::key).toArray(String[]::new));
         }
+        Resume resume = new Resume(context, rc);
+        if (checks.takesSlots()) {
+            // a slot lives as long as the request's processing: freed when Quarkus REST completes the request (the
+            // method and the response have ended, whatever the client did), never when the connection closes, which
+            // would free it while a method goes on, or never if it closed before the decision came
+            ((ResteasyReactiveRequestContext) context.getServerRequestContext()).registerCompletionCallback(resume);
+        }
         context.suspend();
-        AbstractUni.subscribe(http.decide(checks), new Resume(context, rc));
+        AbstractUni.subscribe(http.decide(checks), resume);
     }
 
     /**
      * Resumes the request with the decision (or aborts it with a 429). No cancellation: the limiter always answers,
-     * its timeout and failure modes included.
+     * its timeout and failure modes included. Registered as the request's completion callback when the decision may
+     * hold slots: it frees them when the request completes, whichever of the two comes last.
      */
-    private final class Resume implements UniSubscriber<RateLimitDecision> {
+    private final class Resume implements UniSubscriber<RateLimitDecision>, CompletionCallback {
         private final ResteasyReactiveContainerRequestContext context;
         private final RoutingContext rc;
+        /** The decision once it came; with {@link #completed}, whichever is set second frees its slots. */
+        private volatile RateLimitDecision decision;
+        private volatile boolean completed;
 
         Resume(ResteasyReactiveContainerRequestContext context, RoutingContext rc) {
             this.context = context;
@@ -100,8 +114,16 @@ public class RateLimitFilter {
                 rc.put(HttpLimits.DECISION, d);
                 if (d.allowed()) {
                     if (d.holdsSlots()) {
-                        // slots of concurrency policies are held until the response ends or the connection closes
-                        rc.addEndHandler(ended -> d.release());
+                        decision = d;
+                        if (completed) {
+                            d.release(); // cannot happen while suspended; freed all the same
+                        }
+                        if (rc.response().closed()) {
+                            // the client left before the decision came: the method does not run for nobody, and the
+                            // request completes at once, freeing the slots (nginx's 499: client closed request)
+                            context.abortWith(Response.status(CLIENT_GONE).build());
+                            return;
+                        }
                     }
                     logShadow(d);
                     denial = null;
@@ -122,6 +144,15 @@ public class RateLimitFilter {
         @Override
         public void onFailure(Throwable failure) {
             context.resume(failure);
+        }
+
+        @Override
+        public void onComplete(Throwable failure) {
+            completed = true;
+            RateLimitDecision d = decision;
+            if (d != null) {
+                d.release();
+            }
         }
     }
 

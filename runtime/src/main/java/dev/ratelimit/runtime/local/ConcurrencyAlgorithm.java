@@ -17,7 +17,8 @@ final class ConcurrencyAlgorithm {
     private ConcurrencyAlgorithm() {
     }
 
-    static Outcome check(State st, long now, long limit, long window, long cost) {
+    /** {@code lease}: the lease a charge would take (null for a check); a lease released already is refused. */
+    static Outcome check(State st, long now, long limit, long window, long cost, String lease) {
         // a concurrency key holds nothing but leases (its keys are apart from the rate algorithms')
         LeaseSet leases = st != null && st.kind == CONCURRENCY ? st.leases : null;
         long held = 0;
@@ -35,6 +36,10 @@ final class ConcurrencyAlgorithm {
         }
         if (cost > avail) {
             return Outcome.denied(avail, soonest, soonest);
+        }
+        if (lease != null && leases != null && leases.released(lease)) {
+            // its caller gave up on it and released it before this charge arrived: never admitted (concurrency.lua)
+            return Outcome.denied(avail, -1, soonest);
         }
         long reset = held == 0 ? Math.min(window, SECOND) : soonest;
         long expiresAt = Math.max(now + window, leases == null ? 0 : st.expiresAt);

@@ -6,7 +6,8 @@ import java.util.TreeSet;
 
 /**
  * The leases a {@code concurrency} key holds in process, as {@code concurrency.lua} keeps them in a sorted set: each
- * lease's units and the microsecond it expires at, ordered by expiry. Guarded by its key's lock.
+ * lease's units and the microsecond it expires at, ordered by expiry; and the tombstones of leases released before
+ * they were taken, which a charge naming them is refused by. Guarded by its key's lock.
  */
 final class LeaseSet {
 
@@ -20,6 +21,8 @@ final class LeaseSet {
 
     private final TreeSet<Held> byExpiry = new TreeSet<>();
     private final Map<String, Held> byId = new HashMap<>();
+    /** Leases released while not held, by id: the microsecond each tombstone expires at. */
+    private Map<String, Long> tombstones;
     private long units;
 
     /** Forgets the leases that expired by {@code now} (expiry at or before it). */
@@ -29,6 +32,17 @@ final class LeaseSet {
             byId.remove(h.id);
             units -= h.units;
         }
+        if (tombstones != null) {
+            tombstones.values().removeIf(t -> t <= now);
+            if (tombstones.isEmpty()) {
+                tombstones = null;
+            }
+        }
+    }
+
+    /** Whether lease {@code id} was released before it was taken (and its tombstone has not expired). */
+    boolean released(String id) {
+        return tombstones != null && tombstones.containsKey(id);
     }
 
     /** Units held by the leases. */
@@ -59,7 +73,23 @@ final class LeaseSet {
         }
     }
 
+    /**
+     * Frees lease {@code id}, or when it is not held, keeps a tombstone of it until {@code tombstoneExpiresAt} so that
+     * a charge of it arriving later takes nothing (as {@code release.lua} does).
+     */
+    void release(String id, long tombstoneExpiresAt) {
+        if (byId.containsKey(id)) {
+            release(id);
+            return;
+        }
+        if (tombstones == null) {
+            tombstones = new HashMap<>();
+        }
+        tombstones.put(id, tombstoneExpiresAt);
+    }
+
+    /** Whether neither a lease nor a tombstone is left. */
     boolean isEmpty() {
-        return byId.isEmpty();
+        return byId.isEmpty() && tombstones == null;
     }
 }

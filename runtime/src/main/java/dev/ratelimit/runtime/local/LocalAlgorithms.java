@@ -98,7 +98,9 @@ final class LocalAlgorithms {
         }
     }
 
-    static Outcome check(Algorithm a, State st, long now, long limit, long window, long burst, long cost) {
+    /** {@code lease}: the lease a concurrency charge takes (null for every other call). */
+    static Outcome check(Algorithm a, State st, long now, long limit, long window, long burst, long cost,
+            String lease) {
         switch (a) {
             case FIXED_WINDOW:
                 return FixedWindowAlgorithm.check(st, now, limit, window, cost);
@@ -111,7 +113,7 @@ final class LocalAlgorithms {
             case GCRA:
                 return BucketAlgorithm.check(st, now, limit, window, burst, cost);
             case CONCURRENCY:
-                return ConcurrencyAlgorithm.check(st, now, limit, window, cost);
+                return ConcurrencyAlgorithm.check(st, now, limit, window, cost, lease);
             default:
                 throw new IllegalArgumentException(a.toString());
         }

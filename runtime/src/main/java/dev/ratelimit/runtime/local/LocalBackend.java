@@ -81,8 +81,8 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
-    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease) {
-        releaseNow(policies, keys, lease);
+    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
+        releaseNow(policies, keys, lease, nowMicros);
         return Uni.createFrom().voidItem();
     }
 
@@ -114,6 +114,16 @@ public class LocalBackend implements RateLimitBackend {
 
     /** Frees the slots lease {@code lease} took in the concurrency policies among {@code policies}. */
     public void releaseNow(Policy[] policies, String[] keys, String lease) {
+        releaseNow(policies, keys, lease, BACKEND_CLOCK);
+    }
+
+    /**
+     * Frees the slots lease {@code lease} took in the concurrency policies among {@code policies} at {@code nowMicros}
+     * (or this backend's clock); a lease not held is remembered for a window, so a charge of it made later takes
+     * nothing (see {@code release.lua}).
+     */
+    public void releaseNow(Policy[] policies, String[] keys, String lease, long nowMicros) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
         for (int i = 0; i < policies.length; i++) {
             if (policies[i].algorithm() != Algorithm.CONCURRENCY) {
                 continue;
@@ -122,11 +132,20 @@ public class LocalBackend implements RateLimitBackend {
             lock.lock();
             try {
                 State st = states.get(keys[i]);
-                if (st != null && st.leases != null) {
-                    st.leases.release(lease);
-                    if (st.leases.isEmpty()) {
+                if (st != null && st.leases == null) {
+                    continue; // a value no concurrency policy wrote: nothing of ours to free or guard (as release.lua)
+                }
+                // a lease expired but not yet trimmed is still found, as ZREM finds it (release.lua)
+                LeaseSet leases = st == null ? new LeaseSet() : st.leases;
+                long tombstone = now + policies[i].windowMicros();
+                leases.release(lease, tombstone);
+                if (leases.isEmpty()) {
+                    if (st != null) {
                         states.remove(keys[i], st);
                     }
+                } else if (st == null || st.expiresAt < tombstone && leases.released(lease)) {
+                    states.put(keys[i], new State(LocalAlgorithms.CONCURRENCY, leases, Math.max(tombstone,
+                            st == null ? 0 : st.expiresAt)));
                 }
             } finally {
                 lock.unlock();
@@ -193,7 +212,7 @@ public class LocalBackend implements RateLimitBackend {
                 }
             }
             outcomes[i] = LocalAlgorithms.check(p.algorithm(), st, now, p.limit(), p.windowMicros(), p.burst(),
-                    costs[i]);
+                    costs[i], dryRun ? null : lease);
             if (st != null && !outcomes[i].ok) {
                 st.share = HELD; // denied by its own state: a client at its limit, kept over any other
             }

@@ -69,14 +69,14 @@ public class RedisBackend implements RateLimitBackend {
         if (cluster && policies.length > 1) {
             Map<String, List<Integer>> groups = groupsBySlot(keys);
             if (groups.size() > 1) {
-                return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, charge, groups);
+                return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, lease, groups);
             }
         }
         return call(policies, keys, costs, nowMicros, dryRun ? DRY_RUN : charge);
     }
 
     @Override
-    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease) {
+    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
         List<Integer> held = new ArrayList<>(policies.length);
         for (int i = 0; i < policies.length; i++) {
             if (policies[i].algorithm() == Algorithm.CONCURRENCY) {
@@ -87,24 +87,29 @@ public class RedisBackend implements RateLimitBackend {
             return Uni.createFrom().voidItem();
         }
         if (!cluster) {
-            return releasePart(keys, costs, lease, held);
+            return releasePart(policies, keys, costs, lease, nowMicros, held);
         }
         // a script touches one slot: one call per slot
         Map<String, List<Integer>> groups = groupsBySlot(keys, held);
         List<Uni<Void>> parts = new ArrayList<>(groups.size());
         for (List<Integer> part : groups.values()) {
-            parts.add(releasePart(keys, costs, lease, part));
+            parts.add(releasePart(policies, keys, costs, lease, nowMicros, part));
         }
         return parts.size() == 1 ? parts.get(0) : Uni.join().all(parts).andCollectFailures().replaceWithVoid();
     }
 
-    private Uni<Void> releasePart(String[] keys, long[] costs, String lease, List<Integer> part) {
+    /** The release script's arguments (see {@code release.lua}): lease, time, then per key cost and window. */
+    private Uni<Void> releasePart(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros,
+            List<Integer> part) {
         String[] k = new String[part.size()];
-        String[] args = new String[1 + part.size()];
+        String[] args = new String[2 + 2 * part.size()];
         args[0] = lease;
+        args[1] = nowMicros < 0 ? "" : Long.toString(nowMicros);
         for (int j = 0; j < part.size(); j++) {
-            k[j] = keys[part.get(j)];
-            args[1 + j] = Long.toString(costs[part.get(j)]);
+            int i = part.get(j);
+            k[j] = keys[i];
+            args[2 + 2 * j] = Long.toString(costs[i]);
+            args[3 + 2 * j] = Long.toString(policies[i].windowMicros());
         }
         return executor.execute(release, k, args).replaceWithVoid();
     }
@@ -298,7 +303,8 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
-            String charge, Map<String, List<Integer>> groups) {
+            String lease, Map<String, List<Integer>> groups) {
+        String charge = lease == null ? CHARGE : CHARGE + lease;
         List<List<Integer>> parts = new ArrayList<>(groups.values());
         Uni<Void> checked = Uni.createFrom().voidItem();
         BackendReply.Builder merged = BackendReply.builder(policies.length);
@@ -321,7 +327,17 @@ public class RedisBackend implements RateLimitBackend {
                         : callPart(policies, keys, costs, nowMicros, charge, part)
                                 .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
             }
-            return charged.map(ignored -> result.build());
+            return charged.chain(ignored -> {
+                BackendReply reply = result.build();
+                if (lease == null || result.admitted()) {
+                    return Uni.createFrom().item(reply);
+                }
+                // a group denied after others were charged: the call is denied, so nobody will free the slots the
+                // groups before it took; freed here, before the denial is answered (a release of a slot never
+                // taken only leaves a tombstone, see concurrency.lua)
+                return release(policies, keys, costs, lease, nowMicros).onFailure().recoverWithNull()
+                        .replaceWith(reply);
+            });
         });
     }
 
