@@ -67,6 +67,20 @@ public class AlgorithmResource {
         return ms == 0 ? ok : ok.onItem().delayIt().by(Duration.ofMillis(ms));
     }
 
+    /**
+     * Holds its slot while a worker thread sleeps {@code ms} milliseconds: the slot is the work's, freed when the
+     * method has returned and its response ended, whether or not the client is still there.
+     */
+    @GET
+    @Path("/concurrency/blocking")
+    @RateLimit("concurrency")
+    public String concurrencyBlocking(@QueryParam("ms") @DefaultValue("0") long ms) throws InterruptedException {
+        if (ms > 0) {
+            Thread.sleep(ms);
+        }
+        return "ok";
+    }
+
     @GET
     @Path("/shadow")
     @RateLimit("shadow")

@@ -25,8 +25,9 @@ import io.restassured.response.Response;
 
 /**
  * The {@code concurrency} algorithm behind a real HTTP endpoint and a real Redis: at most 2 requests of a client in
- * flight, a slot freed when the response ends or the client goes away (policy {@code concurrency} in
- * application.properties; the endpoint answers after {@code ?ms=}).
+ * flight, a slot freed when the work and its response have ended, whether the client waited for it or not (policy
+ * {@code concurrency} in application.properties; the endpoints answer after {@code ?ms=}, one without blocking, one
+ * on a worker thread).
  */
 @QuarkusTest
 @QuarkusTestResource(RedisTestResource.class)
@@ -60,15 +61,46 @@ class ConcurrencyEndpointTest {
         }
     }
 
+    /**
+     * A client that leaves while a blocking method works for it does not end the work: the slot is the work's, held
+     * until the method has returned and its response ended, then freed. Before, it was freed when the connection
+     * closed, so abandoned requests let the server run any number of them at once under a limit of 2.
+     */
     @Test
-    void aClientThatGoesAwayFreesItsSlot() throws Exception {
+    void aClientThatLeavesDuringBlockingWorkHoldsItsSlotUntilTheWorkEnds() throws Exception {
         TestClient client = TestClient.fresh();
+        long start = System.nanoTime();
+        for (int i = 0; i < 2; i++) {
+            abandon(client.address(), PATH + "/blocking?ms=2500");
+        }
+        // both clients are gone, their work goes on: no third request may run beside it
+        Response during = client.given().get(PATH);
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        if (elapsed < 2_000) {
+            assertEquals(429, during.statusCode(), "a slot was freed while its work still ran");
+        }
+        // once the work has ended, both slots are back
+        awaitStatus(client, 200, 6_000);
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) >= 2_400,
+                "a slot came back before its work ended");
+        // the two works started 300 ms apart: once the second has ended too, both slots are back
+        Thread.sleep(500);
+        assertEquals(1, longHeader(client.given().get(PATH), "X-RateLimit-Remaining"));
+    }
+
+    /**
+     * A {@code Uni} method's work is cancelled by Quarkus REST when its client leaves, and its request completes then:
+     * the work has ended, so its slot is free at once.
+     */
+    @Test
+    void aClientThatLeavesACancellableUniFreesItsSlotWithTheWork() throws Exception {
+        TestClient client = TestClient.fresh();
+        long start = System.nanoTime();
         for (int i = 0; i < 2; i++) {
             abandon(client.address(), PATH + "?ms=20000");
         }
-        // the server's work would run 20 s more; the slots were freed when the connections closed
         Response r = awaitStatus(client, 200, 5_000);
-        assertEquals(200, r.statusCode(), "slots of abandoned requests are still held");
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 10_000, "freed with the cancelled work");
         assertEquals(1, longHeader(r, "X-RateLimit-Remaining"));
     }
 

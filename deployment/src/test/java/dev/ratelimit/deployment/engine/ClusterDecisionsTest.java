@@ -121,6 +121,38 @@ class ClusterDecisionsTest {
                 .atMost(Duration.ofSeconds(10)).toScriptOrder()), "both slots free again");
     }
 
+    /**
+     * A concurrency slot and a rate limit of another identity (two slots): 40 calls at once all pass the first pass
+     * (the site's 3 units are there), then charge group by group, where the site admits only 3. The 37 calls the site
+     * denies in the second pass are denied, so they must hold no slot: afterwards exactly the 3 admitted leases are in
+     * flight (before the fix, all 40 were, for the policy's hour).
+     */
+    @Test
+    void aCallASecondGroupDeniesHoldsNoSlotOfTheFirst() {
+        Policy inFlight = Engine.policy("user-in-flight", Algorithm.CONCURRENCY, 100, Duration.ofHours(1), 100);
+        Policy siteLimit = Engine.policy("site-three", Algorithm.FIXED_WINDOW, 3, Duration.ofHours(1), 3);
+        Policy[] ps = { inFlight, siteLimit };
+        String[] keys = { RedisKeys.key(Engine.prefix(), inFlight, "user-" + Engine.newIdentity()),
+                RedisKeys.key(Engine.prefix(), siteLimit, "site-" + Engine.newIdentity()) };
+        assertNotEquals(RedisClusterFixture.slot(keys[0]), RedisClusterFixture.slot(keys[1]), "two slots");
+        long[] costs = { 1, 1 };
+        java.util.List<io.smallrye.mutiny.Uni<long[]>> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            calls.add(backend().decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, "race-" + i)
+                    .map(r -> r.toScriptOrder()));
+        }
+        java.util.List<long[]> replies = io.smallrye.mutiny.Uni.join().all(calls).andFailFast().await()
+                .atMost(Duration.ofSeconds(20));
+        long admitted = replies.stream().filter(Engine::all).count();
+        assertEquals(3, admitted, "the site's limit admits three");
+        RedisClusterFixture cluster = RedisClusterFixture.shared();
+        try (RespClient node = cluster.primaryForSlot(RedisClusterFixture.slot(keys[0])).client()) {
+            // tombstones of the releases score below zero; leases in flight above
+            assertEquals(3L, node.callLong("ZCOUNT", keys[0], "(0", "+inf"),
+                    "only the admitted calls hold a slot; the ones the site denied freed theirs");
+        }
+    }
+
     @Test
     void keysSpreadOverAllPrimariesEachOnItsSlotOwner() {
         RedisClusterFixture cluster = RedisClusterFixture.shared();

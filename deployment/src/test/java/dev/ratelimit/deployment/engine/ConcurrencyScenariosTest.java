@@ -237,6 +237,64 @@ class ConcurrencyScenariosTest {
         again.release();
     }
 
+    /**
+     * A release that reaches Redis before its charge (the call was given up on while its charge was still queued, or
+     * its charge was resent after NOSCRIPT): the charge, when it comes, is denied and takes nothing, in every policy of
+     * the call; a second release does not lift the tombstone. Before the tombstones, the late charge held its slot
+     * for the whole window.
+     */
+    @Test
+    void aReleaseThatOvertakesItsChargeLeavesNoSlot() {
+        String key = key();
+        releaseAt(THREE, key, 1, "late", T0);
+        releaseAt(THREE, key, 1, "late", T0 + 1); // released twice before the charge: still refused
+        long[] late = call(THREE, key, 1, T0 + 2, "late");
+        assertFalse(all(late), () -> "a charge of a released lease is refused: " + show(late));
+        assertEquals(-1, retryMs(late, 0), () -> "and never admitted: " + show(late));
+        assertEquals(3, remaining(late, 0), show(late));
+        for (int i = 1; i <= 3; i++) {
+            assertTrue(all(call(THREE, key, 1, T0 + 3, "on-time" + i)), "the three slots are all free");
+        }
+        // the tombstone goes with its window: a lease of that name could be charged again afterwards
+        releaseAt(THREE, key, 2, "two", T0 + 4);
+        long[] afterWindow = call(THREE, key, 2, T0 + 4 + THREE.windowMicros(), "two");
+        assertTrue(all(afterWindow), () -> "a tombstone lives a window: " + show(afterWindow));
+    }
+
+    /**
+     * A {@code Uni} of the limiter subscribed several times (a retry, a reused check) is that many calls, each with its
+     * own lease: three subscriptions hold the three slots and a fourth is denied; freeing one frees exactly one. Before,
+     * every subscription named the same lease, so all were admitted on one slot and the first release freed it for all.
+     */
+    @Test
+    void aCheckSubscribedTwiceTakesASlotPerSubscription() {
+        String id = Engine.newIdentity();
+        io.smallrye.mutiny.Uni<RateLimitDecision> check = limiter.check("in-flight", id, 1);
+        List<RateLimitDecision> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RateLimitDecision d = check.await().atMost(java.time.Duration.ofSeconds(10));
+            assertTrue(d.allowed(), d::toString);
+            held.add(d);
+        }
+        RateLimitDecision fourth = check.await().atMost(java.time.Duration.ofSeconds(10));
+        assertFalse(fourth.allowed(), () -> "three subscriptions hold the three slots: " + fourth);
+        held.get(0).release();
+        RateLimitDecision again = await(id);
+        assertTrue(again.allowed(), () -> "one release frees one slot: " + again);
+        assertFalse(check.await().atMost(java.time.Duration.ofSeconds(10)).allowed(), "and only one");
+        held.get(1).release();
+        held.get(2).release();
+        again.release();
+    }
+
+    private void releaseAt(Policy p, String key, long cost, String lease, long now) {
+        Policy[] ps = { p };
+        String[] keys = { key };
+        long[] costs = { cost };
+        limiter.backend().release(ps, keys, costs, lease, now).await().atMost(Duration.ofSeconds(10));
+        local.releaseNow(ps, keys, lease, now);
+    }
+
     /** A release is sent without waiting; the next decision on the same connection sees it. */
     private RateLimitDecision await(String id) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
