@@ -49,6 +49,7 @@ public class DefaultRateLimiter implements RateLimiter {
     /** Null with the local backend. */
     private final RemoteDecisions remote;
     private final Lease.Ids leaseIds = new Lease.Ids();
+    private final RateLimitMetrics metrics;
 
     /** A limiter with the resilience settings of {@code config}, tracing nothing. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -60,6 +61,7 @@ public class DefaultRateLimiter implements RateLimiter {
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
             RateLimitRuntimeConfig config, RateLimitMetrics metrics, RateLimitTracing tracing) {
         this.tracing = tracing;
+        this.metrics = metrics;
         this.policies = policies;
         this.backend = backend;
         this.local = local;
@@ -90,6 +92,11 @@ public class DefaultRateLimiter implements RateLimiter {
     /** The policies this limiter knows. */
     public PolicyRegistry policies() {
         return policies;
+    }
+
+    /** Where the limiter reports what it does. */
+    public RateLimitMetrics metrics() {
+        return metrics;
     }
 
     /** The backend deciding while it is healthy. */

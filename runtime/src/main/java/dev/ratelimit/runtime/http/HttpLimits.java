@@ -45,6 +45,7 @@ public class HttpLimits {
     private final List<Policy> pathPolicies = new ArrayList<>();
     /** Null without a {@code PlanResolver} bean (the start fails when there are several). */
     private final PlanResolver planResolver;
+    private final ResolverFailures resolverFailures;
 
     /**
      * A request's checks, the plan of each ({@code plans} null when every check is on its base plan), and whether a
@@ -62,6 +63,7 @@ public class HttpLimits {
         this.limiter = limiter;
         this.keys = keys;
         this.planResolver = planResolvers.isResolvable() ? planResolvers.get() : null;
+        this.resolverFailures = new ResolverFailures(limiter.metrics(), System::nanoTime);
         List<HeaderFamily> families = config.http().headers();
         this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY),
                 config.http().partitionKey());
@@ -105,7 +107,7 @@ public class HttpLimits {
         boolean slots = false;
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
-            String identity = keys.resolve(s.key() != null && !s.key().isEmpty() ? s.key() : p.key(), rc);
+            String identity = identity(p, s.key() != null && !s.key().isEmpty() ? s.key() : p.key(), rc);
             if (identity == KeyResolution.DENY) {
                 return null;
             }
@@ -116,7 +118,7 @@ public class HttpLimits {
         if (path != null) {
             for (Policy p : pathPolicies) {
                 if (appliesTo(p, path, method) && !named(specs, p.name())) {
-                    String identity = keys.resolve(p.key(), rc);
+                    String identity = identity(p, p.key(), rc);
                     if (identity == KeyResolution.DENY) {
                         return null;
                     }
@@ -134,12 +136,30 @@ public class HttpLimits {
         return limiter.checkOnPlans(checks.checks(), checks.plans());
     }
 
-    /** The plan the application names for this request and policy; null outside HTTP or for a policy without plans. */
+    /**
+     * The plan the application names for this request and policy; null outside HTTP, for a policy without plans, or
+     * when the resolver throws (the base plan, see {@link ResolverFailures}).
+     */
     private String plan(Policy p, RoutingContext rc) {
         if (planResolver == null || rc == null || !limiter.policies().hasPlans(p.name())) {
             return null;
         }
-        return planResolver.plan(p.name(), rc.request());
+        try {
+            return planResolver.plan(p.name(), rc.request());
+        } catch (RuntimeException e) {
+            resolverFailures.failed(p.name(), "plan", e, "the request is decided on the policy's base plan");
+            return null;
+        }
+    }
+
+    /** The identity of {@code source} for policy {@code p}; the client address when a key resolver throws. */
+    private String identity(Policy p, String source, RoutingContext rc) {
+        try {
+            return keys.resolve(source, rc);
+        } catch (RuntimeException e) {
+            resolverFailures.failed(p.name(), "key", e, "the request is counted against the client address");
+            return keys.ip(rc);
+        }
     }
 
     /** {@code plans} with {@code plan} at {@code i}, allocated on the first plan (most requests have none). */

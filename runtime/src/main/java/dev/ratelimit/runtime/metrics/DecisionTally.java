@@ -61,6 +61,11 @@ public class DecisionTally {
             public void backendError(String kind) {
                 next.backendError(kind);
             }
+
+            @Override
+            public void resolverFailed(String policy, String resolver) {
+                next.resolverFailed(policy, resolver);
+            }
         };
     }
 

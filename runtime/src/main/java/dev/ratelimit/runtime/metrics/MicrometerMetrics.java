@@ -31,6 +31,7 @@ public class MicrometerMetrics implements RateLimitMetrics {
     static final String LATENCY = "ratelimit.backend.latency";
     static final String CIRCUIT_STATE = "ratelimit.circuit.state";
     static final String ERRORS = "ratelimit.backend.errors";
+    static final String RESOLVER_FAILURES = "ratelimit.resolver.failures";
 
     private static final Outcome[] OUTCOMES = Outcome.values();
 
@@ -92,6 +93,18 @@ public class MicrometerMetrics implements RateLimitMetrics {
                 .description("Error replies of the rate-limit backend (it was up but did not decide), by kind")
                 .tag("backend", backend)
                 .tag("kind", kind)
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void resolverFailed(String policy, String resolver) {
+        // rare by nature, as backendError
+        Counter.builder(RESOLVER_FAILURES)
+                .description("Exceptions of the application's key and plan resolvers (the request was decided on "
+                        + "the client address or the base plan instead), by policy and resolver")
+                .tag("policy", policy)
+                .tag("resolver", resolver)
                 .register(registry)
                 .increment();
     }

@@ -80,4 +80,11 @@ public interface RateLimitMetrics {
      * but did not decide.
      */
     void backendError(String kind);
+
+    /**
+     * An application resolver threw for {@code policy} ({@code resolver}: {@code key} or {@code plan}) and the request
+     * was decided without it (the client address, the base plan).
+     */
+    default void resolverFailed(String policy, String resolver) {
+    }
 }

@@ -34,6 +34,14 @@ public enum Algorithm {
         return bucket;
     }
 
+    /**
+     * Whether it counts in windows aligned to multiples of its window ({@code fixed-window}, and the counter's two):
+     * its count means nothing under another window, so its plans may not change the window.
+     */
+    public boolean countsInAlignedWindows() {
+        return this == FIXED_WINDOW || this == SLIDING_WINDOW_COUNTER;
+    }
+
     /** The algorithm with that configuration name, or {@code null}. */
     public static Algorithm fromConfigName(String name) {
         for (Algorithm a : values()) {

@@ -64,8 +64,22 @@ public final class PolicyValidator {
      */
     public static void validatePlan(String policy, String plan, String algorithm, LimitValues base, LimitValues own,
             List<String> errors) {
-        limitValues("Plan '" + plan + "' of policy '" + policy + "'", a -> planProperty(policy, plan, a),
-                Algorithm.fromConfigName(algorithm), algorithm, own, own.orElse(base), false, errors);
+        Algorithm alg = Algorithm.fromConfigName(algorithm);
+        int before = errors.size();
+        limitValues("Plan '" + plan + "' of policy '" + policy + "'", a -> planProperty(policy, plan, a), alg,
+                algorithm, own, own.orElse(base), false, errors);
+        Optional<Duration> window = own.window();
+        if (errors.size() == before && alg != null && alg.countsInAlignedWindows() && window.isPresent()
+                && base.window().isPresent() && !window.get().equals(base.window().get())) {
+            // fixed-window and the counter keep a count per window, indexed by now / window: under another window
+            // the index means another interval, and a client switching plans would start from zero at every switch
+            errors.add(String.format("Plan '%s' of policy '%s' has window %s where the policy has %s: %s counts in "
+                    + "windows of one length, so a client moving between plans would start a new count at every "
+                    + "switch. Remove %s (a plan of a window algorithm differs in limit only), or use "
+                    + "sliding-window-log or a bucket algorithm (%s), which keep what a client used across plans of "
+                    + "any window", plan, policy, window.get(), base.window().get(), algorithm,
+                    planProperty(policy, plan, "window"), property(policy, "algorithm")));
+        }
     }
 
     /**
