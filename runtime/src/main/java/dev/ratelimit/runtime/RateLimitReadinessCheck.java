@@ -1,9 +1,12 @@
 package dev.ratelimit.runtime;
 
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+
+import org.jboss.logging.Logger;
 
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
@@ -33,6 +36,16 @@ public class RateLimitReadinessCheck implements AsyncHealthCheck {
     @Inject
     RateLimitRuntimeConfig config;
 
+    private static final Logger LOG = Logger.getLogger(RateLimitReadinessCheck.class);
+
+    /** What kind of failure it was, without its message: {@code timeout}, or the exception's simple name. */
+    static String kind(Throwable failure) {
+        if (failure instanceof TimeoutException || failure instanceof io.smallrye.mutiny.TimeoutException) {
+            return "timeout";
+        }
+        return failure.getClass().getSimpleName();
+    }
+
     @Override
     public Uni<HealthCheckResponse> call() {
         RateLimitBackend backend = limiter.backend();
@@ -48,7 +61,10 @@ public class RateLimitReadinessCheck implements AsyncHealthCheck {
                 .map(ok -> b.withData("redis", "reachable")
                         .withData("redis-ping-ms", (System.nanoTime() - start) / 1_000_000).up().build())
                 .onFailure().recoverWithItem(failure -> {
-                    b.withData("redis", "unreachable: " + failure)
+                    // the kind of failure only: the endpoint is often public, and a failure's message names the
+                    // Redis address (and may carry a server's reply); the whole of it goes to the DEBUG log
+                    LOG.debugf("Readiness: Redis did not answer PING: %s", failure);
+                    b.withData("redis", "unreachable (" + kind(failure) + ")")
                             .withData("deciding", "failure modes (default on-failure: "
                                     + config.onFailure().name().toLowerCase().replace('_', '-') + ")");
                     return (config.health().downOnOutage() ? b.down() : b.up()).build();

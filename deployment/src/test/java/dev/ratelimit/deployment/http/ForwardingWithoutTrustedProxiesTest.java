@@ -16,7 +16,8 @@ import io.restassured.response.Response;
 /**
  * {@code proxy-address-forwarding} without {@code trusted-proxies}: Quarkus takes forwarding headers
  * from every peer, and no hop inside them is trusted, so the client is the rightmost element (what
- * the proxy in front appended), not the leftmost (what the client wrote).
+ * the proxy in front appended), not the leftmost (what the client wrote). A client reaching the
+ * service directly still picks its own key, which the start-up log says once (WARN).
  */
 class ForwardingWithoutTrustedProxiesTest {
 
@@ -28,7 +29,13 @@ class ForwardingWithoutTrustedProxiesTest {
             .overrideConfigKey("quarkus.ratelimit.backend", "local")
             .overrideConfigKey("quarkus.http.proxy.proxy-address-forwarding", "true")
             .overrideConfigKey("quarkus.ratelimit.policies.api.limit", "3")
-            .overrideConfigKey("quarkus.ratelimit.policies.api.window", "1m");
+            .overrideConfigKey("quarkus.ratelimit.policies.api.window", "1m")
+            // a client connecting directly could write its own key: said once, at start-up
+            .setLogRecordPredicate(r -> r.getLoggerName().startsWith("dev.ratelimit"))
+            .assertLogRecords(records -> org.junit.jupiter.api.Assertions.assertEquals(1, records.stream()
+                    .filter(r -> r.getLevel().intValue() == java.util.logging.Level.WARNING.intValue())
+                    .filter(r -> String.valueOf(r.getMessage()).contains("without quarkus.http.proxy.trusted-proxies"))
+                    .count(), "one start-up warning about forwarding without trusted proxies"));
 
     @Path("/limited")
     public static class Limited {

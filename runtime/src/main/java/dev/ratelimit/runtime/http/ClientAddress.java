@@ -115,6 +115,14 @@ final class ClientAddress {
         }
         this.trustedBlocks = List.copyOf(blocks);
         this.trustedAddresses = List.copyOf(addresses);
+        if (forwarding && trustedProxies.stream().allMatch(e -> e.trim().isEmpty())) {
+            // Quarkus then takes forwarding headers from every peer: a client connecting directly writes its own
+            LOG.warn("quarkus.http.proxy.proxy-address-forwarding is on without quarkus.http.proxy.trusted-proxies: "
+                    + "every peer is trusted to forward, so a client that reaches this service directly chooses its "
+                    + "own ip rate-limit key by writing the forwarding header. List your proxies in "
+                    + "quarkus.http.proxy.trusted-proxies (addresses or CIDR blocks), or make sure only they can "
+                    + "connect");
+        }
         if (forwarding && !names.isEmpty()) {
             LOG.warnf("quarkus.http.proxy.trusted-proxies names hosts (%s): the ip rate-limit key trusts them as the "
                     + "direct peer (Quarkus resolves them per request) but not as hops inside %s; list proxies that "

@@ -37,6 +37,11 @@ public class HttpLimits {
 
     /** Request attribute: the identities of the filter's checks, in order, when partition keys are on. */
     public static final String IDENTITIES = "dev.ratelimit.identities";
+    /**
+     * Request attribute: the identities of the checks of the interceptor's latest denial in this request, when partition
+     * keys are on; they replace {@link #IDENTITIES} when that denial becomes the response's 429.
+     */
+    public static final String DENIED_IDENTITIES = "dev.ratelimit.denied-identities";
 
     private final DefaultRateLimiter limiter;
     private final KeyResolution keys;
@@ -197,18 +202,29 @@ public class HttpLimits {
         return false;
     }
 
-    /** A decision for requests denied because their key is missing ({@code missing-header=deny}), on their plans. */
-    public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs, RoutingContext rc) {
+    /**
+     * A decision for requests denied because their key is missing ({@code missing-header=deny}), on their plans: the
+     * annotation's policies, then the path policies that apply to {@code path} and {@code method} ({@code path} null:
+     * none), as {@link #checks} would have decided them.
+     */
+    public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
         List<PolicyDecision> list = new ArrayList<>();
         for (RateLimitSpec s : specs) {
             list.add(denied(limiter.policies().get(s.policy()), rc));
         }
-        if (list.isEmpty()) {
+        if (path != null) {
             for (Policy p : pathPolicies) {
-                list.add(denied(p, rc));
+                if (appliesTo(p, path, method) && !named(specs, p.name())) {
+                    list.add(denied(p, rc));
+                }
             }
         }
         return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
+    }
+
+    /** The identities of a request's checks, in order (the {@code pk} of each policy's member). */
+    public static String[] identities(RequestChecks checks) {
+        return checks.checks().stream().map(RateLimitCheck::key).toArray(String[]::new);
     }
 
     private PolicyDecision denied(Policy policy, RoutingContext rc) {

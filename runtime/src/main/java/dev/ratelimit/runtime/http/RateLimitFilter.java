@@ -15,7 +15,6 @@ import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
@@ -62,7 +61,7 @@ public class RateLimitFilter {
         String path = http.hasPathPolicies() ? RoutedPath.of(context.getServerRequestContext()) : null;
         HttpLimits.RequestChecks checks = http.checks(target.specs(), rc, path, rc.request().method().name());
         if (checks == null) {
-            RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc);
+            RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc, path, rc.request().method().name());
             rc.put(HttpLimits.DECISION, denied);
             context.abortWith(tooManyRequests(denied));
             return;
@@ -73,7 +72,7 @@ public class RateLimitFilter {
         // the interceptor must not decide this invocation again
         rc.put(HttpLimits.DECIDED_METHOD, target.methodKey());
         if (http.headers().partitionKeys()) {
-            rc.put(HttpLimits.IDENTITIES, checks.checks().stream().map(RateLimitCheck::key).toArray(String[]::new));
+            rc.put(HttpLimits.IDENTITIES, HttpLimits.identities(checks));
         }
         Resume resume = new Resume(context, rc);
         if (checks.takesSlots()) {
@@ -185,6 +184,13 @@ public class RateLimitFilter {
     public Response denied(RateLimitExceededException e, RoutingContext rc) {
         if (rc != null) {
             rc.put(HttpLimits.DECISION, e.decision());
+            // the pk of each member names the quota of this decision's checks, not the filter's
+            Object identities = rc.get(HttpLimits.DENIED_IDENTITIES);
+            if (identities != null) {
+                rc.put(HttpLimits.IDENTITIES, identities);
+            } else {
+                rc.remove(HttpLimits.IDENTITIES);
+            }
         }
         return tooManyRequests(e.decision());
     }

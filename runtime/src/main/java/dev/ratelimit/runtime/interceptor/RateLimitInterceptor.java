@@ -131,15 +131,24 @@ public class RateLimitInterceptor {
     }
 
     private Uni<RateLimitDecision> decide(RequestChecks checks, RateLimitSpec[] specs, RoutingContext rc) {
-        Uni<RateLimitDecision> d = checks == null ? Uni.createFrom().item(http.missingKeyDecision(specs, rc))
+        Uni<RateLimitDecision> d = checks == null
+                ? Uni.createFrom().item(http.missingKeyDecision(specs, rc, null, null))
                 : http.decide(checks);
         if (rc == null) {
             return d;
         }
+        String[] identities = checks != null && http.headers().partitionKeys() ? HttpLimits.identities(checks) : null;
         // inside an HTTP request the response carries this decision's headers, unless the filter decided one
         return d.invoke(decision -> {
             if (rc.get(HttpLimits.DECISION) == null) {
                 rc.put(HttpLimits.DECISION, decision);
+                if (identities != null) {
+                    rc.put(HttpLimits.IDENTITIES, identities);
+                }
+            }
+            if (!decision.allowed() && identities != null) {
+                // should this denial become the 429, its members name these quotas (see RateLimitFilter#denied)
+                rc.put(HttpLimits.DENIED_IDENTITIES, identities);
             }
         });
     }
