@@ -26,6 +26,7 @@ import dev.ratelimit.runtime.redis.ClientOptions;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
 import dev.ratelimit.runtime.redis.LuaScriptRegistry;
 import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.runtime.redis.StaleLibraries;
 import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
@@ -117,7 +118,8 @@ public class RateLimitProducer {
             }
             if (config.redis().functions() && !cluster && scripts.library() != null) {
                 // a cluster would need the library on every primary, kept there through resharding and failovers
-                loading = loading.chain(() -> executor.loadFunctions(scripts.library())).replaceWithVoid();
+                loading = loading.chain(() -> executor.loadFunctions(scripts.library(),
+                        StaleLibraries.registry(config.keyPrefix()))).replaceWithVoid();
             }
             loading.subscribe().with(ok -> {
             }, failure -> LOG.debugf("Could not load the rate-limit scripts or functions: %s", failure.toString()));

@@ -85,7 +85,7 @@ public class LuaScriptExecutor {
     private final ThreadLocal<ScriptChannel> affinity = new ThreadLocal<>();
     /** The function library calls go to, once loaded (see {@link #loadFunctions}); null: scripts only. */
     private volatile FunctionLibrary functions;
-    /** The library to use; null once Redis refused it for good, or before {@link #loadFunctions}. */
+    /** The library to use; null once Redis refused it for good (see {@link #refuse}), or before {@link #loadFunctions}. */
     private volatile FunctionLibrary wanted;
     /** Set while the library is being loaded. */
     private final AtomicBoolean loading = new AtomicBoolean();
@@ -94,6 +94,8 @@ public class LuaScriptExecutor {
     /** When the library was last loaded, and how long the last wait before loading it again was. */
     private volatile long loadedNanos;
     private volatile long loadBackoffNanos;
+    /** The last wait after Redis refused the library (0: not refused since it was last loaded). */
+    private volatile long refusalBackoffNanos;
 
     /** An executor that sends every call alone, on connections from the client's pool. */
     public LuaScriptExecutor(io.vertx.mutiny.redis.client.Redis redis) {
@@ -268,10 +270,22 @@ public class LuaScriptExecutor {
      * in use.
      */
     public Uni<Boolean> loadFunctions(FunctionLibrary library) {
+        return loadFunctions(library, null);
+    }
+
+    /**
+     * Loads {@code library} as {@link #loadFunctions(FunctionLibrary)} does and, once loaded, deletes the libraries of
+     * past versions recorded in {@code registry} and not loaded for a week (see {@link StaleLibraries}; null: none).
+     */
+    public Uni<Boolean> loadFunctions(FunctionLibrary library, String registry) {
+        this.registry = registry;
         wanted = library;
         loading.set(true);
         return load(library);
     }
+
+    /** Where loaded libraries are stamped (see {@link StaleLibraries}); null: nowhere. */
+    private volatile String registry;
 
     /** Loads {@code library}; {@link #loading} is set by the caller and cleared here. */
     private Uni<Boolean> load(FunctionLibrary library) {
@@ -283,8 +297,10 @@ public class LuaScriptExecutor {
                     if (m.contains("'" + library.name() + "' already exists")) {
                         return true;
                     }
-                    if (m.startsWith("ERR") || m.startsWith("NOPERM")) {
-                        refuse(library, m);
+                    if (m.contains("unknown command") || m.contains("unknown subcommand")) {
+                        refuse(library, m, true); // a Redis before 7: it never will
+                    } else if (m.startsWith("ERR") || m.startsWith("NOPERM")) {
+                        refuse(library, m, false); // an ACL an operator may change, an error that may pass
                     } else {
                         nextLoadNanos = System.nanoTime() + RELOAD_NANOS;
                         LOG.debugf("Could not load the rate-limit function library %s (%s); a later call tries again",
@@ -296,6 +312,12 @@ public class LuaScriptExecutor {
                     loading.set(false);
                     if (loaded && wanted == library) {
                         loadedNanos = System.nanoTime();
+                        refusalBackoffNanos = 0;
+                        String r = registry;
+                        if (r != null) {
+                            StaleLibraries.sweep(redis, r, library.name()).subscribe().with(ignored -> {
+                            });
+                        }
                         functions = library;
                         LOG.debugf("Rate-limit decisions call the Redis functions of library %s", library.name());
                     }
@@ -308,14 +330,40 @@ public class LuaScriptExecutor {
     static final long LOST_SOON_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final long MAX_RELOAD_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    /** Redis will not take or run the library: scripts from now on. */
-    private void refuse(FunctionLibrary library, String why) {
+    /** After Redis first refuses the library, the wait before it is offered again; doubled up to the next. */
+    static final long REFUSED_RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final long MAX_REFUSED_RETRY_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+    /**
+     * Redis will not take or run the library: calls are scripts. {@code forGood} when it never will (a Redis without
+     * functions, a library whose code fails); otherwise (an ACL without {@code FUNCTION}, an error reply that may pass)
+     * the library is offered again after {@link #REFUSED_RETRY_NANOS}, doubled after each refusal up to
+     * {@link #MAX_REFUSED_RETRY_NANOS}: an operator who grants the permission gets functions back without a restart.
+     */
+    private void refuse(FunctionLibrary library, String why, boolean forGood) {
         if (wanted != library) {
             return;
         }
-        wanted = null;
         functions = null;
-        LOG.infof("Redis does not run the rate-limit function library (%s): decisions run as scripts (EVALSHA)", why);
+        if (forGood) {
+            wanted = null;
+            LOG.infof("Redis does not run the rate-limit function library (%s): decisions run as scripts (EVALSHA)",
+                    why);
+            return;
+        }
+        long backoff = refusalBackoffNanos == 0 ? REFUSED_RETRY_NANOS
+                : Math.min(refusalBackoffNanos * 2, MAX_REFUSED_RETRY_NANOS);
+        boolean first = refusalBackoffNanos == 0;
+        refusalBackoffNanos = backoff;
+        nextLoadNanos = System.nanoTime() + backoff;
+        if (first) {
+            LOG.infof("Redis refused the rate-limit function library (%s): decisions run as scripts (EVALSHA), and the "
+                    + "library is offered again in %d s, then less and less often", why,
+                    TimeUnit.NANOSECONDS.toSeconds(backoff));
+        } else {
+            LOG.debugf("Redis refused the rate-limit function library again (%s); next try in %d s", why,
+                    TimeUnit.NANOSECONDS.toSeconds(backoff));
+        }
     }
 
     /**
@@ -362,7 +410,8 @@ public class LuaScriptExecutor {
         if (m.startsWith("NOPERM") || m.contains("user_function:")) {
             FunctionLibrary library = functions;
             if (library != null) {
-                refuse(library, m);
+                // a function's code failing is for good; a permission may be granted later
+                refuse(library, m, !m.startsWith("NOPERM"));
             }
             return true;
         }
