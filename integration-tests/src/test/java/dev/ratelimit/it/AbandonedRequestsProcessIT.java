@@ -28,6 +28,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.test.redis.RedisServerProcess;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
 import dev.ratelimit.test.redis.RespClient;
 
 /**
@@ -122,6 +127,55 @@ class AbandonedRequestsProcessIT {
     }
 
     /**
+     * HTTP/2 (cleartext, prior knowledge): streams reset by their client ({@code RST_STREAM}) while the decision is
+     * pending hold no slot afterwards; a stream reset while its blocking work runs keeps its slot until the work ends.
+     */
+    @Test
+    void http2StreamsResetBeforeTheDecisionOrDuringTheWork() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            io.vertx.core.http.HttpClient h2 = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
+                    .setHttp2ClearTextUpgrade(false));
+            suspend();
+            List<HttpClientRequest> pending = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    pending.add(open(h2, apps.get(i), SLOW_BLOCKING + 0));
+                }
+                Thread.sleep(300);
+            } finally {
+                pending.forEach(HttpClientRequest::reset);
+                Thread.sleep(200);
+                resume();
+            }
+            Thread.sleep(500);
+            exactlyTheLimitIsAdmitted();
+            Thread.sleep(1_700); // the slow requests of that check have ended
+
+            List<HttpClientRequest> working = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                working.add(open(h2, apps.get(i), SLOW_BLOCKING + 2000));
+            }
+            Thread.sleep(500); // admitted, working
+            long resetAt = System.nanoTime();
+            working.forEach(HttpClientRequest::reset);
+            int during = this.http.send(get(apps.get(0), SLOW + 0), HttpResponse.BodyHandlers.discarding()).statusCode();
+            if (System.nanoTime() - resetAt < TimeUnit.MILLISECONDS.toNanos(1_200)) {
+                assertEquals(429, during, "a reset stream freed its slot while its work still ran");
+            }
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static HttpClientRequest open(io.vertx.core.http.HttpClient h2, AppProcess app, String path) throws Exception {
+        HttpClientRequest request = h2.request(HttpMethod.GET, app.port(), "localhost", path).toCompletionStage()
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        request.end();
+        return request;
+    }
+
+    /**
      * 1,000 requests over the two instances, to both endpoints, abandoned at random moments: before the decision
      * (while Redis is stopped), right after it, during the work, with a FIN or an RST.
      */
@@ -152,19 +206,37 @@ class AbandonedRequestsProcessIT {
             closeQuietly(open.get(i));
         }
         Thread.sleep(1_000); // every admitted request's work (at most 300 ms) has ended
-        exactlyTheLimitIsAdmitted();
+        // Two JVMs just started may still be working through the storm's backlog (a thousand 429s written to closed
+        // connections) for a few seconds, and a request read late may hold a slot for its 300 ms: a slot that is
+        // leaked is held for the policy's minute, so the check is given 20 s, not a minute, to pass
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                exactlyTheLimitIsAdmitted();
+                return;
+            } catch (AssertionError e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(2_000);
+            }
+        }
     }
 
     /** With nothing else in flight: two slow requests are admitted (one per instance) and a third is refused. */
     private void exactlyTheLimitIsAdmitted() throws Exception {
-        List<CompletableFuture<HttpResponse<Void>>> slow = new ArrayList<>();
+        long before = leasesInFlight();
+        String held = leaseAges();
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            slow.add(http.sendAsync(get(apps.get(i), SLOW_BLOCKING + 1500), HttpResponse.BodyHandlers.discarding()));
+            slow.add(http.sendAsync(get(apps.get(i), SLOW_BLOCKING + 1500), HttpResponse.BodyHandlers.ofString()));
         }
         Thread.sleep(500);
         int third = http.send(get(apps.get(0), SLOW + 0), HttpResponse.BodyHandlers.discarding()).statusCode();
-        for (CompletableFuture<HttpResponse<Void>> f : slow) {
-            assertEquals(200, f.get(10, TimeUnit.SECONDS).statusCode(), "a slot held by an abandoned request");
+        for (CompletableFuture<HttpResponse<String>> f : slow) {
+            HttpResponse<String> r = f.get(10, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode(), () -> "a slot held by an abandoned request (leases in flight before: "
+                    + before + " " + held + ", after: " + leaseAges() + "): " + r.headers().map() + " " + r.body());
         }
         assertEquals(429, third, "two requests in flight: a third is refused");
     }
@@ -185,6 +257,32 @@ class AbandonedRequestsProcessIT {
             }
             return held;
         }
+    }
+
+    /** The leases in flight, each with how long ago it was taken (ms), for failure messages. */
+    private static String leaseAges() {
+        try (RespClient client = redis.client()) {
+            @SuppressWarnings("unchecked")
+            List<Object> t = (List<Object>) client.call("TIME");
+            long now = Long.parseLong(text(t.get(0))) * 1_000_000 + Long.parseLong(text(t.get(1)));
+            StringBuilder sb = new StringBuilder("[");
+            @SuppressWarnings("unchecked")
+            List<Object> keys = (List<Object>) client.call("KEYS", prefix + ":*in-flight");
+            for (Object k : keys) {
+                @SuppressWarnings("unchecked")
+                List<Object> members = (List<Object>) client.call("ZRANGE", text(k), "0", "-1", "WITHSCORES");
+                for (int i = 0; i < members.size(); i += 2) {
+                    long score = (long) Double.parseDouble(text(members.get(i + 1)));
+                    sb.append(text(members.get(i))).append(score < 0 ? " tombstone" : " taken "
+                            + (now - (score - 60_000_000L)) / 1000 + " ms ago").append("; ");
+                }
+            }
+            return sb.append(']').toString();
+        }
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
     }
 
     /** Sends a GET and returns the connection without reading the reply; {@code reset}: closing it sends an RST. */
