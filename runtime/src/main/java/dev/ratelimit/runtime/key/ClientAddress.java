@@ -1,10 +1,10 @@
-package dev.ratelimit.runtime.http;
+package dev.ratelimit.runtime.key;
 
-import static dev.ratelimit.runtime.http.ForwardedSyntax.forwardedElement;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.literal;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.node;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.previousSeparator;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.trim;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.forwardedElement;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.literal;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.node;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.previousSeparator;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.trim;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.http.ForwardedSyntax.Hop;
+import dev.ratelimit.runtime.key.ForwardedSyntax.Hop;
 import io.quarkus.runtime.configuration.CidrAddressConverter;
 import io.quarkus.runtime.configuration.InetSocketAddressConverter;
 import io.quarkus.vertx.http.runtime.ForwardedInfo;
