@@ -16,7 +16,6 @@ import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
 import dev.ratelimit.runtime.http.HttpLimits;
-import dev.ratelimit.runtime.http.KeyResolution;
 import dev.ratelimit.runtime.http.RateLimitFilter;
 import dev.ratelimit.runtime.interceptor.RateLimitInterceptor;
 import dev.ratelimit.runtime.metrics.MicrometerMetrics;
@@ -56,7 +55,7 @@ class RateLimitProcessor {
     @BuildStep
     AdditionalBeanBuildItem beans() {
         return AdditionalBeanBuildItem.builder()
-                .addBeanClasses(RateLimitProducer.class, HttpLimits.class, KeyResolution.class, RateLimitInterceptor.class,
+                .addBeanClasses(RateLimitProducer.class, HttpLimits.class, RateLimitInterceptor.class,
                         RateLimit.class, RateLimit.List.class)
                 .setUnremovable().build();
     }

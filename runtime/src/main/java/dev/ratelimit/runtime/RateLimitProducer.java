@@ -18,9 +18,10 @@ import dev.ratelimit.PlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.local.LocalBackend;
+import dev.ratelimit.runtime.key.KeyResolution;
+import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.metrics.DecisionTally;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
-import dev.ratelimit.runtime.policy.KeySource;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.redis.ClientOptions;
 import dev.ratelimit.runtime.redis.LuaScriptExecutor;
@@ -33,6 +34,7 @@ import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.vertx.http.runtime.VertxHttpConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
@@ -142,6 +144,19 @@ public class RateLimitProducer {
     /** The property naming the Redis hosts the limiter uses ({@code quarkus.redis[.<client>].hosts}). */
     public String hostsProperty() {
         return hostsProperty;
+    }
+
+    /** How the filter and the interceptor resolve a request's identity for a key source. */
+    @Produces
+    @Singleton
+    KeyResolution keyResolution(RateLimitRuntimeConfig config, VertxHttpConfig httpConfig,
+            @Any Instance<KeyResolver> resolvers) {
+        // the entries as written: Quarkus's parsed form of them cannot be read from outside its package
+        List<String> trustedProxies = ConfigProvider.getConfig()
+                .getOptionalValues("quarkus.http.proxy.trusted-proxies", String.class).orElse(List.of());
+        return new KeyResolution(config.http().ipv6PrefixLength(),
+                config.http().missingHeader() == RateLimitRuntimeConfig.MissingHeader.DENY, httpConfig.proxy(),
+                trustedProxies, resolvers);
     }
 
     @Produces

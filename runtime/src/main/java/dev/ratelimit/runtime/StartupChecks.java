@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.function.Predicate;
 
 import dev.ratelimit.runtime.RateLimitRuntimeConfig.Backend;
-import dev.ratelimit.runtime.policy.KeySource;
+import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
@@ -133,7 +133,7 @@ final class StartupChecks {
     }
 
     private static void key(String key, String where, Predicate<String> resolverNamed, List<String> errors) {
-        if (KeySource.isResolverName(key) && !resolverNamed.test(key)) {
+        if (KeySource.parse(key) instanceof KeySource.Resolver && !resolverNamed.test(key)) {
             errors.add("Key '" + key + "' (" + where + ") is neither ip, principal, global nor header:<Name>, "
                     + "and no KeyResolver bean is named so: add @Identifier(\"" + key
                     + "\") to a KeyResolver bean or fix the key");

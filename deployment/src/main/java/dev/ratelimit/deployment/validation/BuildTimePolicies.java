@@ -133,7 +133,7 @@ public final class BuildTimePolicies {
                 }
             }
             String key = key(name);
-            String keyProblem = dev.ratelimit.runtime.policy.KeySource.validate(key);
+            String keyProblem = dev.ratelimit.runtime.key.KeySource.validate(key);
             if (keyProblem != null) {
                 errors.add(new RateLimitValidationException.InvalidKeyException("Policy '" + name + "' has key '" + key
                         + "': " + keyProblem + "; fix " + PolicyValidator.property(name, "key") + " [policy=" + name + "]"));

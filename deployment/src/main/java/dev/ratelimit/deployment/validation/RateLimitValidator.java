@@ -14,7 +14,7 @@ import org.jboss.jandex.IndexView;
 import org.jboss.jandex.MethodInfo;
 
 import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
-import dev.ratelimit.runtime.policy.KeySource;
+import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.policy.PolicyValidator;
 
 /**

@@ -3,7 +3,7 @@ package dev.ratelimit.runtime.devui;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import dev.ratelimit.runtime.policy.KeySource;
+import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 
@@ -50,7 +50,8 @@ final class KeyQuery {
      * still asked: code may pass it to {@code RateLimiter} itself.
      */
     static String note(String source, String key) {
-        if (KeySource.GLOBAL.equals(source) || key.contains("=") || "global".equals(key)) {
+        if (KeySource.parse(source) instanceof KeySource.Global || key.contains("=")
+                || KeySource.GLOBAL_IDENTITY.equals(key)) {
             return null;
         }
         return "Requests over HTTP are counted under identities that carry their kind, such as " + example(source)
@@ -59,19 +60,7 @@ final class KeyQuery {
 
     /** What an identity looks like for a key source. */
     static String example(String source) {
-        if (KeySource.IP.equals(source)) {
-            return "'ip=127.0.0.1'";
-        }
-        if (KeySource.PRINCIPAL.equals(source)) {
-            return "'user=alice' (anonymous callers: 'ip=127.0.0.1')";
-        }
-        if (KeySource.GLOBAL.equals(source)) {
-            return "'global'";
-        }
-        if (source.startsWith(KeySource.HEADER_PREFIX)) {
-            return "'hdr=<the " + source.substring(KeySource.HEADER_PREFIX.length()) + " header's value>'";
-        }
-        return "'key." + source + "=<what the KeyResolver returned>'";
+        return KeySource.parse(source).example();
     }
 
     /** The plan asked for: null when blank or absent (the policy's own values). */

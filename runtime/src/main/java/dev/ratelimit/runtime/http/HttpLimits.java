@@ -15,6 +15,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.DefaultRateLimiter;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.RateLimitRuntimeConfig.HeaderFamily;
+import dev.ratelimit.runtime.key.KeyResolution;
 import dev.ratelimit.runtime.policy.Algorithm;
 import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;

@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.UnaryOperator;
 
+import dev.ratelimit.runtime.key.KeySource;
+
 /**
  * Checks one policy's values, and those of its plans. Used at build time (for the values the build can see) and again
  * at start-up (for the values that count), so both report the same messages, each naming the exact property to fix.

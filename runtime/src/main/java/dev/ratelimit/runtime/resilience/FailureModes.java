@@ -38,11 +38,6 @@ public final class FailureModes {
         this.timeout = timeout;
     }
 
-    /** The failure mode's decision; {@code failure} is null when the breaker refused the call. */
-    public RateLimitDecision decide(Policy[] ps, String[] keys, long[] costs, Throwable failure) {
-        return decide(ps, keys, costs, null, failure);
-    }
-
     /**
      * The failure mode's decision for a call whose concurrency policies take slots named {@code lease} (null: none);
      * {@code failure} is null when the breaker refused the call.

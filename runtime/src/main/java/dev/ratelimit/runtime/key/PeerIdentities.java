@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.http;
+package dev.ratelimit.runtime.key;
 
 /**
  * The {@code ip} identities of recent peer addresses, so that a keep-alive client's address is parsed and rendered

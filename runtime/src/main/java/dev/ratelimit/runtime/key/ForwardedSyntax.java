@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.http;
+package dev.ratelimit.runtime.key;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,6 +1,6 @@
-package dev.ratelimit.runtime.http;
+package dev.ratelimit.runtime.key;
 
-import static dev.ratelimit.runtime.http.ClientAddressTest.ip;
+import static dev.ratelimit.runtime.key.ClientAddressTest.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 

@@ -1,10 +1,10 @@
-package dev.ratelimit.runtime.http;
+package dev.ratelimit.runtime.key;
 
-import static dev.ratelimit.runtime.http.ForwardedSyntax.forwardedElement;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.literal;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.node;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.previousSeparator;
-import static dev.ratelimit.runtime.http.ForwardedSyntax.trim;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.forwardedElement;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.literal;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.node;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.previousSeparator;
+import static dev.ratelimit.runtime.key.ForwardedSyntax.trim;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,15 +15,16 @@ import java.util.regex.Pattern;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.http.ForwardedSyntax.Hop;
+import dev.ratelimit.runtime.key.ForwardedSyntax.Hop;
 import io.quarkus.runtime.configuration.CidrAddressConverter;
 import io.quarkus.runtime.configuration.InetSocketAddressConverter;
 import io.quarkus.vertx.http.runtime.ForwardedInfo;
 import io.quarkus.vertx.http.runtime.ProxyConfig;
 import io.smallrye.common.net.CidrAddress;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.impl.HttpServerRequestInternal;
 import io.vertx.core.net.SocketAddress;
 
 /**
@@ -160,12 +161,15 @@ final class ClientAddress {
 
     /**
      * Quarkus resolves the forwarded values when they are first asked for and, if it trusted the peer,
-     * records them in the request's context; {@code remoteAddress()} makes sure that has happened.
+     * records them in the request's context; {@code remoteAddress()} makes sure that has happened. That context is
+     * the current one wherever the limiter resolves a key (the filter on the request's event loop, the interceptor on
+     * the worker Quarkus runs the request on), read through the public {@link Context} API. Without a current
+     * context (a thread of the application's own) the headers are not read: the peer decides.
      */
     private static boolean quarkusTrustedThePeer(HttpServerRequest request) {
         request.remoteAddress();
-        return request instanceof HttpServerRequestInternal internal
-                && internal.context().getLocal(ForwardedInfo.CONTEXT_KEY) != null;
+        Context context = Vertx.currentContext();
+        return context != null && context.getLocal(ForwardedInfo.CONTEXT_KEY) != null;
     }
 
     /** The client behind {@code peer} according to these header lines (in order, each a comma-separated list). */

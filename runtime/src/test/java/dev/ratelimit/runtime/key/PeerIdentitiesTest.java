@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.http;
+package dev.ratelimit.runtime.key;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
