@@ -5,6 +5,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.resilience.DecidedBy;
 
 /** Counts every decision in the metrics, once per policy of the request, under the outcome it had. */
 final class DecisionCounts {
@@ -28,23 +29,7 @@ final class DecisionCounts {
         if (metrics == RateLimitMetrics.NONE) {
             return d;
         }
-        Outcome fixed;
-        switch (d.source()) {
-            case DENY_CACHE:
-                fixed = Outcome.DENY_CACHE;
-                break;
-            case FAILED_OPEN:
-                fixed = Outcome.FAILED_OPEN;
-                break;
-            case FAILED_CLOSED:
-                fixed = Outcome.FAILED_CLOSED;
-                break;
-            case LOCAL:
-                fixed = localIsPrimary ? null : Outcome.LOCAL_FALLBACK;
-                break;
-            default:
-                fixed = null;
-        }
+        Outcome fixed = DecidedBy.of(d.source(), localIsPrimary).metricOutcome();
         Outcome request = d.allowed() ? Outcome.ALLOWED : Outcome.DENIED;
         for (int i = 0; i < ps.length; i++) {
             Outcome o = fixed;

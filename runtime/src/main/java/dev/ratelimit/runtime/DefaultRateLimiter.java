@@ -21,7 +21,7 @@ import dev.ratelimit.runtime.resilience.CallTimeouts;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.runtime.resilience.DenyCache;
 import dev.ratelimit.runtime.resilience.FailureModes;
-import dev.ratelimit.runtime.tracing.DecidedBy;
+import dev.ratelimit.runtime.resilience.DecidedBy;
 import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;

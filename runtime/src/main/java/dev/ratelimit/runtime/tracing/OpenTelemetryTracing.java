@@ -9,6 +9,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.resilience.DecidedBy;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

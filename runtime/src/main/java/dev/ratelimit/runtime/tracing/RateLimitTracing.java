@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime.tracing;
 
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.runtime.resilience.DecidedBy;
 
 /**
  * Where the limiter reports each decision for tracing. Free of any tracing library, so the runtime works without
