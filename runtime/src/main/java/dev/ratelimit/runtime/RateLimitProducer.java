@@ -30,6 +30,7 @@ import dev.ratelimit.runtime.redis.RedisBackend;
 import dev.ratelimit.runtime.redis.StaleLibraries;
 import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.quarkus.redis.client.RedisClientName;
+import io.quarkus.redis.runtime.client.config.RedisClientConfig;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.ShutdownEvent;
@@ -38,6 +39,7 @@ import io.quarkus.vertx.http.runtime.VertxHttpConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 
 /**
@@ -69,14 +71,15 @@ public class RateLimitProducer {
             Instance<Redis> defaultClient, @Any Instance<Redis> namedClients, Instance<RateLimitMetrics> metrics,
             Instance<RateLimitTracing> tracing, @Any Instance<KeyResolver> resolvers,
             @Any Instance<PlanResolver> planResolvers, ClientOptions clientOptions, Instance<DecisionTally> tally,
-            Vertx vertx) {
+            Vertx vertx, RedisConfig redisConfig) {
         PolicyRegistry policies = StartupChecks.verify(config, name -> KeySource.resolver(resolvers, name) != null,
                 planResolvers.isAmbiguous() ? planResolvers.handlesStream()
                         .map(h -> h.getBean().getBeanClass().getName()).sorted().toList() : List.of());
         LocalBackend local = new LocalBackend(config.local().maxKeys());
         RateLimitBackend backend = local;
         Optional<String> clientName = buildConfig.redis().clientName();
-        BackendChoice choice = BackendChoice.of(config.backend(), LaunchMode.current(), redisConfigured(clientName));
+        BackendChoice choice = BackendChoice.of(config.backend(), LaunchMode.current(),
+                redisConfigured(redisConfig, clientName));
         this.backendChoice = choice;
         this.hostsProperty = hostsProperty(clientName);
         if (choice == BackendChoice.LOCAL) {
@@ -87,7 +90,7 @@ public class RateLimitProducer {
             Redis redis = clientName.isPresent()
                     ? namedClients.select(RedisClientName.Literal.of(clientName.get())).get()
                     : defaultClient.get();
-            boolean cluster = isCluster(clientName);
+            boolean cluster = isCluster(redisConfig, clientName);
             int maxBatch = cluster ? 1 : config.redis().maxBatch();
             int connections = config.redis().connections().orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP);
             RedisOptions options = clientOptions.of(clientName.orElse(RedisConfig.DEFAULT_CLIENT_NAME));
@@ -196,15 +199,19 @@ public class RateLimitProducer {
         return clientName.map(n -> "quarkus.redis." + n + ".hosts").orElse("quarkus.redis.hosts");
     }
 
-    private static boolean redisConfigured(Optional<String> clientName) {
-        var config = ConfigProvider.getConfig();
-        return config.getOptionalValue(hostsProperty(clientName), String.class).isPresent()
-                || config.getOptionalValue(clientName.map(n -> "quarkus.redis." + n + ".hosts-provider-name")
-                        .orElse("quarkus.redis.hosts-provider-name"), String.class).isPresent();
+    /** The Redis client the limiter uses, as Quarkus's typed configuration has it; null when it has none. */
+    private static RedisClientConfig client(RedisConfig redisConfig, Optional<String> clientName) {
+        return redisConfig.clients().get(clientName.orElse(RedisConfig.DEFAULT_CLIENT_NAME));
     }
 
-    private static boolean isCluster(Optional<String> clientName) {
-        String property = clientName.map(n -> "quarkus.redis." + n + ".client-type").orElse("quarkus.redis.client-type");
-        return "cluster".equalsIgnoreCase(ConfigProvider.getConfig().getOptionalValue(property, String.class).orElse(""));
+    /** Whether the client names a Redis: hosts, or a provider of them. */
+    private static boolean redisConfigured(RedisConfig redisConfig, Optional<String> clientName) {
+        RedisClientConfig client = client(redisConfig, clientName);
+        return client != null && (client.hosts().isPresent() || client.hostsProviderName().isPresent());
+    }
+
+    private static boolean isCluster(RedisConfig redisConfig, Optional<String> clientName) {
+        RedisClientConfig client = client(redisConfig, clientName);
+        return client != null && client.clientType() == RedisClientType.CLUSTER;
     }
 }
