@@ -10,7 +10,9 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.inject.Inject;
 
@@ -66,7 +68,7 @@ class SlotsAfterRedisFaultsTest {
     void aChargeWhoseReplyIsLostIsFreed() throws Exception {
         String id = "lost-reply-" + System.nanoTime();
         assertTrue(limiter.checkBlocking("in-flight", id + "-warm-up").allowed(), "Redis decides");
-        PROXY.loseNextReply();
+        PROXY.loseReplyTo(id);
         RateLimitDecision d = limiter.checkBlocking("in-flight", id);
         assertFalse(PROXY.armed(), "a reply was lost");
         assertEquals(Source.FAILED_CLOSED, d.source(), () -> "the call failed: " + d);
@@ -114,8 +116,10 @@ class SlotsAfterRedisFaultsTest {
     }
 
     /**
-     * Forwards TCP both ways; when armed, the next bytes Redis sends back are not forwarded: both connections are
-     * closed instead, after Redis ran the command. A QuarkusUnitTest class is initialised twice (by JUnit and by the
+     * Forwards TCP both ways; when armed with a marker, the next reply on the connection whose request carried that
+     * marker is not forwarded: both connections are closed instead, after Redis ran the command. Other connections
+     * (health checks, script loading, the library sweep) are left alone, so it is the call under test that loses its
+     * reply, whatever else the application sends at that moment. A QuarkusUnitTest class is initialised twice (by JUnit and by the
      * application's class loader): the first initialisation starts the proxy, and its port and whether it is armed are
      * kept in system properties, which both see.
      */
@@ -144,8 +148,9 @@ class SlotsAfterRedisFaultsTest {
                         try {
                             Socket client = server.accept();
                             Socket redis = new Socket(InetAddress.getLoopbackAddress(), upstream);
-                            pump(client, redis, false);
-                            pump(redis, client, true);
+                            AtomicBoolean loseNext = new AtomicBoolean();
+                            pump(client, redis, false, loseNext);
+                            pump(redis, client, true, loseNext);
                         } catch (IOException e) {
                             return;
                         }
@@ -163,30 +168,34 @@ class SlotsAfterRedisFaultsTest {
             return port;
         }
 
-        void loseNextReply() {
-            System.setProperty(ARMED, "true");
+        void loseReplyTo(String marker) {
+            System.setProperty(ARMED, marker);
         }
 
         boolean armed() {
-            return Boolean.getBoolean(ARMED);
+            return System.getProperty(ARMED) != null;
         }
 
-        /** Whether this reply is the one to lose (once). */
-        private static synchronized boolean loseThis() {
-            if (Boolean.getBoolean(ARMED)) {
+        /** Whether a request carries the armed marker: its connection's next reply is then lost (once). */
+        private static synchronized boolean carriesMarker(byte[] buf, int n) {
+            String marker = System.getProperty(ARMED);
+            if (marker != null && new String(buf, 0, n, StandardCharsets.ISO_8859_1).contains(marker)) {
                 System.clearProperty(ARMED);
                 return true;
             }
             return false;
         }
 
-        private static void pump(Socket from, Socket to, boolean replies) {
+        private static void pump(Socket from, Socket to, boolean replies, AtomicBoolean loseNext) {
             Thread t = new Thread(() -> {
                 byte[] buf = new byte[8192];
                 try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                     int n;
                     while ((n = in.read(buf)) > 0) {
-                        if (replies && loseThis()) {
+                        if (!replies && carriesMarker(buf, n)) {
+                            loseNext.set(true);
+                        }
+                        if (replies && loseNext.get()) {
                             break; // Redis answered; the caller never hears it
                         }
                         out.write(buf, 0, n);
