@@ -11,8 +11,8 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.deployment.validation.BuildTimePolicies;
 import dev.ratelimit.deployment.validation.RateLimitValidator;
-import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
 import dev.ratelimit.runtime.http.HttpLimits;
@@ -75,7 +75,7 @@ class RateLimitProcessor {
     @BuildStep
     void health(RateLimitBuildTimeConfig config, BuildProducer<HealthBuildItem> checks) {
         // by name: loading the class would need the health API, which the application may not have
-        checks.produce(new HealthBuildItem("dev.ratelimit.runtime.RateLimitReadinessCheck", config.healthEnabled()));
+        checks.produce(new HealthBuildItem("dev.ratelimit.runtime.health.RateLimitReadinessCheck", config.healthEnabled()));
     }
 
     /**

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime;
 
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import io.quarkus.runtime.LaunchMode;
 
 /**

@@ -6,8 +6,8 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.runtime.policy.RateLimitSpec;
 import dev.ratelimit.runtime.policy.RateLimitedMethods;
-import dev.ratelimit.runtime.redis.LuaScript;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import io.quarkus.runtime.annotations.Recorder;
 
 /**

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.Backend;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig.Backend;
 import io.quarkus.runtime.LaunchMode;
 
 /**

@@ -11,9 +11,9 @@ import java.util.TreeMap;
 import jakarta.inject.Singleton;
 
 import dev.ratelimit.runtime.RateLimitRecorder;
-import dev.ratelimit.runtime.redis.FunctionLibrary;
-import dev.ratelimit.runtime.redis.LuaScript;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.script.FunctionLibrary;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;

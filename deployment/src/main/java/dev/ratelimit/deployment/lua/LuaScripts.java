@@ -12,10 +12,10 @@ import org.luaj.vm2.LuaError;
 import org.luaj.vm2.compiler.LuaC;
 import org.luaj.vm2.lib.jse.JsePlatform;
 
-import dev.ratelimit.runtime.policy.Algorithm;
-import dev.ratelimit.runtime.redis.FunctionLibrary;
-import dev.ratelimit.runtime.redis.LuaScript;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.backend.redis.script.FunctionLibrary;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 
 /**
  * Composes the script sources into the scripts Redis runs, and checks them.

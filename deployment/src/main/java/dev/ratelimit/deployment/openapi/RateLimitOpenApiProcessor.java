@@ -8,7 +8,7 @@ import java.util.Map;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
-import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
+import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.openapi.RateLimitOpenApiRecorder;
 import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.Capability;

@@ -1,6 +1,6 @@
 package dev.ratelimit.deployment.tracing;
 
-import dev.ratelimit.runtime.RateLimitBuildTimeConfig;
+import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.Capability;

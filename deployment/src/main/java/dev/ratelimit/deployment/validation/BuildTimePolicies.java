@@ -11,8 +11,8 @@ import java.util.TreeMap;
 
 import org.eclipse.microprofile.config.Config;
 
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.PolicyConfig;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig.PolicyConfig;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.LimitValues;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.PolicyProperties;

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.ratelimit.deployment.engine.Engine.Admission;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.runtime.DefaultRateLimiter;
-import dev.ratelimit.runtime.policy.Algorithm;
-import dev.ratelimit.runtime.redis.LuaScriptExecutor;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.netty.channel.EventLoop;

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 
 /**
  * The same (policy, key) twice in one call, as a repeated {@code @RateLimit} whose keys resolve alike produces (ip and

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
 import dev.ratelimit.deployment.engine.ScriptRunner.Call;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.local.LocalBackend;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 

@@ -16,11 +16,11 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.redis.RedisKeys;
+import dev.ratelimit.runtime.backend.redis.RedisKeys;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

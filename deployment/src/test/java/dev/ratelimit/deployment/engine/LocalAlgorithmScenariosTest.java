@@ -1,6 +1,6 @@
 package dev.ratelimit.deployment.engine;
 
-import dev.ratelimit.runtime.local.LocalBackend;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Policy;
 
 /** The scenario table against the in-process backend (plain JUnit: it needs no Quarkus). */

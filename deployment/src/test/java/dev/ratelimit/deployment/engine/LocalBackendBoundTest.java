@@ -7,8 +7,8 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.local.LocalBackend;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 

@@ -24,12 +24,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.local.LocalBackend;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.redis.LuaScriptExecutor;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
-import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

@@ -12,7 +12,7 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.redis.RedisKeys;
+import dev.ratelimit.runtime.backend.redis.RedisKeys;
 import dev.ratelimit.test.redis.RedisClusterFixture;
 
 /**

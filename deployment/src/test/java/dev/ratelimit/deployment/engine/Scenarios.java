@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Random;
 
 import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 
 /**
  * Generated configurations and request sequences over the whole space the extension accepts, and their simpler

@@ -10,9 +10,9 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.deployment.engine.ReferenceModel.Limit;
 import dev.ratelimit.deployment.lua.ComposedScripts;
-import dev.ratelimit.runtime.redis.LuaScript;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
-import dev.ratelimit.runtime.redis.RepeatedCalls;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import dev.ratelimit.test.redis.RespClient;
 
 /**

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.PolicyMode;
-import dev.ratelimit.runtime.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.bootstrap.classloading.ClassLoaderEventListener;
 import io.quarkus.builder.BuildContext;
@@ -166,7 +166,7 @@ class NativeImageSupportTest {
     @Test
     void noClassOfTheExtensionIsRegisteredForReflectionBeyondWhatQuarkusDoesForEveryExtension() {
         List<String> registered = seen().get(REFLECTIVE_CLASSES).stream().filter(c -> c.startsWith("dev.ratelimit.")).toList();
-        assertTrue(registered.contains("dev.ratelimit.runtime.RateLimitRuntimeConfig$$CMImpl"),
+        assertTrue(registered.contains("dev.ratelimit.runtime.config.RateLimitRuntimeConfig$$CMImpl"),
                 "sanity: the items of the whole build were seen: " + registered);
         assertEquals(List.of(), registered.stream().filter(c -> !registeredByQuarkus(c)).toList(),
                 "the 429 body is written by hand and the annotations are recorded at build time: no reflection needed");
@@ -181,7 +181,7 @@ class NativeImageSupportTest {
      */
     private static boolean registeredByQuarkus(String className) {
         return className.endsWith("$$CMImpl")
-                || className.startsWith("dev.ratelimit.runtime.RateLimitRuntimeConfig$")
+                || className.startsWith("dev.ratelimit.runtime.config.RateLimitRuntimeConfig$")
                 // the enums of quarkus.ratelimit.on-failure and policies."<name>".on-failure and .mode
                 || className.equals(FailureMode.class.getName()) || className.equals(PolicyMode.class.getName())
                 || className.equals(RateLimit.class.getName()) || className.equals(RateLimit.List.class.getName())

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.test.QuarkusUnitTest;

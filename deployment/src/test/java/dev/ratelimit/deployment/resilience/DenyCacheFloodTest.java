@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.quarkus.test.QuarkusUnitTest;
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

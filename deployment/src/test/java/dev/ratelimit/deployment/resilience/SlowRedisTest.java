@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.test.redis.RespClient;

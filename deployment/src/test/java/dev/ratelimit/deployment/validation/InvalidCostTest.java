@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** A cost that is not positive, or more than the policy could ever admit, fails the build. */

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** A key source that cannot parse (a {@code header:} without a valid header name), in a policy or in an annotation, fails the build. */

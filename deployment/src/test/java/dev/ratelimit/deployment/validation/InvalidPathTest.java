@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** A {@code paths} pattern that does not parse (no leading slash, a star that is not a last segment) fails the build. */

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 import dev.ratelimit.deployment.validation.RateLimitValidationException.PrivateMethodException;
 import dev.ratelimit.deployment.validation.RateLimitValidationException.UnknownPolicyException;
 import io.quarkus.test.QuarkusUnitTest;

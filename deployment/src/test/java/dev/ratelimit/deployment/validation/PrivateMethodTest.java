@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** {@code @RateLimit} on a private method (which no interceptor can reach) fails the build. */

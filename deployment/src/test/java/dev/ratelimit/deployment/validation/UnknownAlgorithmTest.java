@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** A policy whose algorithm is not one of the six fails the build, naming the property and the choices. */

@@ -12,7 +12,6 @@ import java.util.List;
 
 import jakarta.enterprise.inject.spi.DeploymentException;
 
-import dev.ratelimit.deployment.validation.RateLimitValidationException;
 
 /**
  * How the extension's build-time problems reach the user: through ArC's validation phase, as one

@@ -13,14 +13,14 @@ import org.redisson.config.Config;
 
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.redis.LuaScript;
-import dev.ratelimit.runtime.redis.LuaScriptExecutor;
-import dev.ratelimit.runtime.redis.LuaScriptRegistry;
-import dev.ratelimit.runtime.redis.RedisKeys;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.RedisKeys;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
@@ -143,7 +143,7 @@ final class Contenders {
                 return pooled.send(r).map(resp -> convert.apply(resp.getDelegate()));
             }
         };
-        RateLimitBackend backend = new dev.ratelimit.runtime.redis.RedisBackend(perCall, scripts, false);
+        RateLimitBackend backend = new dev.ratelimit.runtime.backend.redis.RedisBackend(perCall, scripts, false);
         Policy[] ps = { policy };
         long[] costs = { 1 };
         String[][] keys = new String[identities.length][];

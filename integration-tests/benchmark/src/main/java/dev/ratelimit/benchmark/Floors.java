@@ -2,9 +2,9 @@ package dev.ratelimit.benchmark;
 
 import java.util.function.Function;
 
-import dev.ratelimit.runtime.redis.LuaScript;
-import dev.ratelimit.runtime.redis.LuaScriptExecutor;
-import dev.ratelimit.runtime.redis.RepeatedCalls;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 

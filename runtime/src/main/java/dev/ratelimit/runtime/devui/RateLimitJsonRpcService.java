@@ -14,9 +14,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.runtime.BackendChoice;
-import dev.ratelimit.runtime.DefaultRateLimiter;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.RateLimitProducer;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.metrics.DecisionTally;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;

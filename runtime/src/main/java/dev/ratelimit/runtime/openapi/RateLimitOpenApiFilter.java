@@ -14,9 +14,9 @@ import org.eclipse.microprofile.openapi.models.PathItem;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
-import dev.ratelimit.runtime.ConfiguredPolicies;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig;
-import dev.ratelimit.runtime.RateLimitRuntimeConfig.HeaderFamily;
+import dev.ratelimit.runtime.config.ConfiguredPolicies;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig.HeaderFamily;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import io.quarkus.arc.Arc;

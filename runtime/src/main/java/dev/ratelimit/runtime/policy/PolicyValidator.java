@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime.policy;
 
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

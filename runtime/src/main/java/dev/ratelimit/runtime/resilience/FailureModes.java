@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime.resilience;
 
+import dev.ratelimit.runtime.policy.FailureMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +13,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.local.LocalBackend;
-import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**
@@ -24,7 +24,7 @@ import dev.ratelimit.runtime.policy.Policy;
 public final class FailureModes {
 
     /** The limiter's category, where operators have always found these lines. */
-    private static final Logger LOG = Logger.getLogger("dev.ratelimit.runtime.DefaultRateLimiter");
+    private static final Logger LOG = Logger.getLogger("dev.ratelimit.runtime.core.DefaultRateLimiter");
     /** The retry-after of a fail-closed denial: nothing is known of the budget, so the next second may do. */
     private static final Duration FAILED_CLOSED_RETRY = Duration.ofSeconds(1);
 

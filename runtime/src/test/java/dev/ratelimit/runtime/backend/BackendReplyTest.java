@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
-import dev.ratelimit.runtime.policy.Algorithm;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 

@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.ratelimit.runtime.resilience.CallTimeouts;
 import io.vertx.core.Vertx;
 
 /**

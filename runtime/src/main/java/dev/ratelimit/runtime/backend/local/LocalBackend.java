@@ -1,0 +1,291 @@
+package dev.ratelimit.runtime.backend.local;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.local.LocalAlgorithms.Outcome;
+import dev.ratelimit.runtime.backend.local.LocalAlgorithms.State;
+import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * The seven algorithms in process (see {@link LocalAlgorithms}), with the semantics of the Lua
+ * scripts. Used for {@code backend=local}, for {@code on-failure=local}
+ * while Redis is away, and as the dev-mode default without Redis. State is per instance.
+ * <p>
+ * Memory is bounded: expired state is ignored when read and swept every {@value #SWEEP_EVERY}
+ * decisions, and at most {@code maxKeys} keys hold state. When a new key takes it over that, expired
+ * state is swept and, if that is not enough, the state of the keys that matter least until about
+ * nine tenths are left (see {@link Eviction}): first those that had used the smallest share of
+ * their limit at their last admitted request (forgetting a key gives it back what it had used), and
+ * never before them a key whose last request was denied. A flood of one-off keys (clients choosing
+ * a new identity per request) thus evicts its own keys, not a client held at its limit.
+ */
+public class LocalBackend implements RateLimitBackend {
+
+    private static final int STRIPES = 64;
+    /** Sweep expired state every this many decisions, so idle keys do not accumulate. */
+    private static final int SWEEP_EVERY = 4096;
+    /** The eviction score of a key whose last request was denied: above any share of a limit. */
+    private static final double HELD = 2;
+    /** The default of {@code quarkus.ratelimit.local.max-keys}. */
+    public static final int DEFAULT_MAX_KEYS = 100_000;
+
+    private final ConcurrentMap<String, State> states = new ConcurrentHashMap<>();
+    private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+    private final long originMicros = System.currentTimeMillis() * 1000;
+    private final long originNanos = System.nanoTime();
+    private final AtomicInteger decisions = new AtomicInteger();
+    private final Eviction eviction;
+
+    public LocalBackend() {
+        this(DEFAULT_MAX_KEYS);
+    }
+
+    /** @param maxKeys the most keys holding state (at least 1) */
+    public LocalBackend(int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("max keys must be positive, got " + maxKeys);
+        }
+        this.eviction = new Eviction(maxKeys);
+        for (int i = 0; i < STRIPES; i++) {
+            locks[i] = new ReentrantLock();
+        }
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    /** Microseconds on a monotonic clock anchored to wall time at start. */
+    long nowMicros() {
+        return originMicros + (System.nanoTime() - originNanos) / 1000;
+    }
+
+    /** How many keys hold state (for tests and metrics). */
+    public int size() {
+        return states.size();
+    }
+
+    @Override
+    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease) {
+        return Uni.createFrom().item(() -> decideNow(policies, keys, costs, nowMicros, dryRun, lease));
+    }
+
+    @Override
+    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
+        releaseNow(policies, keys, lease, nowMicros);
+        return Uni.createFrom().voidItem();
+    }
+
+    /** The synchronous decision (never blocks on I/O; only on the brief per-key locks). */
+    public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun) {
+        return decideNow(policies, keys, costs, nowMicros, dryRun, null);
+    }
+
+    /** The synchronous decision; its concurrency policies take slots named {@code lease} when charged. */
+    public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        int[] stripes = stripes(keys);
+        for (int s : stripes) {
+            locks[s].lock();
+        }
+        try {
+            return decideLocked(policies, keys, costs, now, dryRun, false, lease);
+        } finally {
+            for (int i = stripes.length - 1; i >= 0; i--) {
+                locks[stripes[i]].unlock();
+            }
+            eviction.trim(states, st -> st.expiresAt <= now, st -> st.share);
+            if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
+                sweep(now);
+            }
+        }
+    }
+
+    /** Frees the slots lease {@code lease} took in the concurrency policies among {@code policies}. */
+    public void releaseNow(Policy[] policies, String[] keys, String lease) {
+        releaseNow(policies, keys, lease, BACKEND_CLOCK);
+    }
+
+    /**
+     * Frees the slots lease {@code lease} took in the concurrency policies among {@code policies} at {@code nowMicros}
+     * (or this backend's clock); a lease not held is remembered for a window, so a charge of it made later takes
+     * nothing (see {@code release.lua}).
+     */
+    public void releaseNow(Policy[] policies, String[] keys, String lease, long nowMicros) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        for (int i = 0; i < policies.length; i++) {
+            if (policies[i].algorithm() != Algorithm.CONCURRENCY) {
+                continue;
+            }
+            ReentrantLock lock = locks[stripe(keys[i])];
+            lock.lock();
+            try {
+                State st = states.get(keys[i]);
+                if (st != null && st.leases == null) {
+                    continue; // a value no concurrency policy wrote: nothing of ours to free or guard (as release.lua)
+                }
+                // a lease expired but not yet trimmed is still found, as ZREM finds it (release.lua)
+                LeaseSet leases = st == null ? new LeaseSet() : st.leases;
+                long tombstone = now + policies[i].windowMicros();
+                leases.release(lease, tombstone);
+                if (leases.isEmpty()) {
+                    if (st != null) {
+                        states.remove(keys[i], st);
+                    }
+                } else if (st == null || st.expiresAt < tombstone && leases.released(lease)) {
+                    states.put(keys[i], new State(LocalAlgorithms.CONCURRENCY, leases, Math.max(tombstone,
+                            st == null ? 0 : st.expiresAt)));
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public Uni<BackendReply> peek(Policy policy, String key) {
+        return Uni.createFrom().item(() -> peekNow(policy, key, BACKEND_CLOCK));
+    }
+
+    /** The state of {@code key} as it stands at {@code nowMicros} (or this backend's clock), charging nothing. */
+    public BackendReply peekNow(Policy policy, String key, long nowMicros) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        ReentrantLock lock = locks[stripe(key)];
+        lock.lock();
+        try {
+            return decideLocked(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, now, true, true, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Uni<Void> forget(String key) {
+        forgetNow(key);
+        return Uni.createFrom().voidItem();
+    }
+
+    /** Forgets the state of {@code key}. */
+    public void forgetNow(String key) {
+        ReentrantLock lock = locks[stripe(key)];
+        lock.lock();
+        try {
+            states.remove(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Decides under the keys' locks; {@code dryRun} charges nothing, and {@code asIs} (with it) reports the state as it
+     * stands rather than what a charge would leave.
+     */
+    private BackendReply decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun,
+            boolean asIs, String lease) {
+        int n = policies.length;
+        Outcome[] outcomes = new Outcome[n];
+        boolean all = true;
+        for (int i = 0; i < n; i++) {
+            Policy p = policies[i];
+            State st = states.get(keys[i]);
+            if (st != null && st.expiresAt <= now) {
+                st = null;
+            }
+            if (p.algorithm() == Algorithm.SLIDING_WINDOW_LOG && st != null && st.kind != LocalAlgorithms.LOG) {
+                // as the script does, a log policy converts another algorithm's state when it reads it
+                st = LocalAlgorithms.adoptForLog(st, now, p.limit(), p.windowMicros());
+                if (st == null) {
+                    states.remove(keys[i]);
+                } else {
+                    states.put(keys[i], st);
+                }
+            }
+            outcomes[i] = LocalAlgorithms.check(p.algorithm(), st, now, p.limit(), p.windowMicros(), p.burst(),
+                    costs[i], dryRun ? null : lease);
+            if (st != null && !outcomes[i].ok) {
+                st.share = HELD; // denied by its own state: a client at its limit, kept over any other
+            }
+            if (!outcomes[i].ok && !p.shadow()) {
+                all = false;
+            }
+        }
+        BackendReply.Builder reply = BackendReply.builder(n);
+        if (!all) {
+            reply.denied();
+        }
+        for (int i = 0; i < n; i++) {
+            Outcome o = outcomes[i];
+            long remaining;
+            long reset;
+            if (all && o.ok && !asIs) {
+                if (!dryRun) {
+                    for (long k = 0; k < o.logAppends; k++) {
+                        o.next.log.add(now);
+                    }
+                    if (o.leaseExpiresAt != 0) {
+                        if (lease == null) {
+                            throw new IllegalStateException("concurrency policy '" + policies[i].name()
+                                    + "' charged without a lease");
+                        }
+                        o.next.leases.take(lease, o.leaseExpiresAt, costs[i]);
+                    }
+                    o.next.share = share(policies[i], o.avail - costs[i]);
+                    states.put(keys[i], o.next);
+                }
+                remaining = o.avail - costs[i];
+                reset = o.reset;
+            } else {
+                remaining = o.avail;
+                reset = o.resetNow;
+            }
+            reply.policy(i, o.ok, remaining, o.retry > 0 ? millis(o.retry) : o.retry, reset > 0 ? millis(reset) : 0);
+        }
+        return reply.build();
+    }
+
+    /** The share of its capacity a key has used, once {@code left} units are left (1: all of it). */
+    private static double share(Policy p, long left) {
+        long capacity = Math.max(1, p.capacity());
+        return (double) (capacity - left) / capacity;
+    }
+
+    /** Whole milliseconds, rounded up, at least 1, as the scripts round. */
+    private static long millis(long micros) {
+        return Math.max(1, (micros + 999) / 1000);
+    }
+
+    private int[] stripes(String[] keys) {
+        int[] s = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            s[i] = stripe(keys[i]);
+        }
+        // a fixed order (and no duplicates) so two requests can never lock in opposite orders
+        Arrays.sort(s);
+        int n = 0;
+        for (int i = 0; i < s.length; i++) {
+            if (n == 0 || s[n - 1] != s[i]) {
+                s[n++] = s[i];
+            }
+        }
+        return Arrays.copyOf(s, n);
+    }
+
+    private static int stripe(String key) {
+        return (key.hashCode() & 0x7fffffff) % STRIPES;
+    }
+
+    private void sweep(long now) {
+        states.values().removeIf(st -> st.expiresAt <= now);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.ratelimit.runtime.backend.local;
+
+import static dev.ratelimit.runtime.backend.local.LocalAlgorithms.COUNTER;
+import static dev.ratelimit.runtime.backend.local.LocalAlgorithms.FIXED;
+
+import dev.ratelimit.runtime.backend.local.LocalAlgorithms.Outcome;
+import dev.ratelimit.runtime.backend.local.LocalAlgorithms.State;
+
+/**
+ * The sliding window counter in process, as {@code sliding-window-counter.lua} decides it, number for number.
+ */
+final class SlidingCounterAlgorithm {
+
+    private SlidingCounterAlgorithm() {
+    }
+
+    static Outcome check(State st, long now, long limit, long window, long cost) {
+        long idx = Math.floorDiv(now, window);
+        long x = (idx + 1) * window - now;
+        long prev = 0;
+        long cur = 0;
+        boolean sameWindow = false;
+        if (st != null) {
+            if (st.kind == FIXED || st.kind == COUNTER) {
+                if (st.a == idx) {
+                    prev = st.b;
+                    cur = st.c;
+                    sameWindow = st.kind == COUNTER;
+                } else if (st.a == idx - 1) {
+                    prev = st.c;
+                }
+            } else {
+                cur = Math.min(LocalAlgorithms.unitsHeld(st, now, limit, window), limit);
+            }
+        }
+        long used = cur + (prev > 0 ? ceilRatio(prev, x, window) : 0);
+        long avail = Math.max(0, limit - used);
+        long resetNow = avail < limit ? counterWait(prev, cur, limit - avail - 1, x, window) : 0;
+        if (cost > limit) {
+            return Outcome.denied(avail, -1, resetNow);
+        }
+        if (cost > avail) {
+            return Outcome.denied(avail, counterWait(prev, cur, limit - cost, x, window), resetNow);
+        }
+        long reset = counterWait(prev, cur + cost, limit - (avail - cost) - 1, x, window);
+        long expiresAt = sameWindow ? st.expiresAt : now + x + window;
+        return Outcome.allowed(avail, reset, resetNow, new State(COUNTER, idx, prev, cur + cost, null, expiresAt));
+    }
+
+    /** The sign of {@code p * x - n * w}, exactly (the products may exceed a long). */
+    static int compareProducts(long p, long x, long n, long w) {
+        long hi1 = Math.multiplyHigh(p, x);
+        long hi2 = Math.multiplyHigh(n, w);
+        if (hi1 != hi2) {
+            return hi1 < hi2 ? -1 : 1;
+        }
+        return Long.compareUnsigned(p * x, n * w);
+    }
+
+    /** {@code ceil(p * x / w)} for non-negative values, exactly. */
+    static long ceilRatio(long p, long x, long w) {
+        long n = (long) Math.ceil((double) p * x / w);
+        while (n > 0 && compareProducts(p, x, n - 1, w) <= 0) {
+            n--;
+        }
+        while (compareProducts(p, x, n, w) > 0) {
+            n++;
+        }
+        return n;
+    }
+
+    /** {@code floor(k * w / p)} for {@code 0 <= k < p}, without overflow. */
+    private static long floorRatio(long k, long w, long p) {
+        long q = w / p;
+        return k * q + k * (w - q * p) / p;
+    }
+
+    /** Whole microseconds, rounded up, until the estimate is at most {@code target} (counter_wait). */
+    private static long counterWait(long p, long c, long target, long x, long w) {
+        if (c <= target) {
+            long k = target - c;
+            if (p == 0 || compareProducts(p, x, k, w) <= 0) {
+                return 0;
+            }
+            return x - floorRatio(k, w, p);
+        }
+        return x + w - floorRatio(target, w, c);
+    }
+}

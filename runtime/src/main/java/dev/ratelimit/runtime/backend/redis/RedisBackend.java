@@ -1,0 +1,394 @@
+package dev.ratelimit.runtime.backend.redis;
+
+import dev.ratelimit.runtime.backend.redis.transport.ArrayReply;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
+import io.smallrye.mutiny.Uni;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+
+/**
+ * Decides in Redis with the recorded scripts.
+ * <p>
+ * On a standalone or sentinel Redis every policy of a request is decided in one script call. On a
+ * Redis Cluster a script may only touch keys of one slot; keys of one identity share a slot (the
+ * identity is the hash tag), so policies of one identity are still decided in one call. Policies of
+ * different identities (say one per user and one global) are first checked without charging, then
+ * charged group by group: no policy ever admits more than its limit, but if a concurrent request
+ * takes the last unit in between, the groups charged before the denying one stay charged.
+ * <p>
+ * On a standalone or sentinel Redis, calls that arrive while Redis is busy are decided several per
+ * script run (the {@code decide-batch/<algorithm>} script when they all use one algorithm, else
+ * {@code decide-batch}; see {@link LuaScriptExecutor}); each is still decided all-or-nothing, exactly
+ * as alone.
+ */
+public class RedisBackend implements RateLimitBackend {
+
+    private final LuaScriptExecutor executor;
+    private final boolean cluster;
+    private final Map<Algorithm, LuaScript> byAlgorithm = new EnumMap<>(Algorithm.class);
+    private final LuaScript mixed;
+    private final LuaScript release;
+    /** The batch script; null on a cluster, where a batch would span slots. */
+    private final LuaScript batch;
+    private final Map<Algorithm, LuaScript> batchByAlgorithm = new EnumMap<>(Algorithm.class);
+    private final LuaScriptExecutor.BatchFormat policyTable = new PolicyTable();
+    private final Map<String, Encoded> encodedPolicies = new ConcurrentHashMap<>();
+
+    public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
+        this.executor = executor;
+        this.cluster = cluster;
+        // looked up once: a decision should not build a map key to find its script
+        for (Algorithm a : Algorithm.values()) {
+            byAlgorithm.put(a, scripts.forAlgorithm(a));
+            batchByAlgorithm.put(a, scripts.batchForAlgorithm(a));
+        }
+        this.mixed = scripts.get(LuaScriptRegistry.DECIDE);
+        this.release = scripts.get(LuaScriptRegistry.RELEASE);
+        this.batch = cluster ? null : scripts.get(LuaScriptRegistry.BATCH);
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public Uni<BackendReply> decide(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease) {
+        // a charge taking concurrency slots names them after the lease
+        String charge = lease == null ? CHARGE : CHARGE + lease;
+        if (cluster && policies.length > 1) {
+            Map<String, List<Integer>> groups = groupsBySlot(keys);
+            if (groups.size() > 1) {
+                return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, lease, groups);
+            }
+        }
+        return call(policies, keys, costs, nowMicros, dryRun ? DRY_RUN : charge);
+    }
+
+    @Override
+    public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
+        List<Integer> held = new ArrayList<>(policies.length);
+        for (int i = 0; i < policies.length; i++) {
+            if (policies[i].algorithm() == Algorithm.CONCURRENCY) {
+                held.add(i);
+            }
+        }
+        if (held.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        if (!cluster) {
+            return releasePart(policies, keys, costs, lease, nowMicros, held);
+        }
+        // a script touches one slot: one call per slot
+        Map<String, List<Integer>> groups = groupsBySlot(keys, held);
+        List<Uni<Void>> parts = new ArrayList<>(groups.size());
+        for (List<Integer> part : groups.values()) {
+            parts.add(releasePart(policies, keys, costs, lease, nowMicros, part));
+        }
+        return parts.size() == 1 ? parts.get(0) : Uni.join().all(parts).andCollectFailures().replaceWithVoid();
+    }
+
+    /** The release script's arguments (see {@code release.lua}): lease, time, then per key cost and window. */
+    private Uni<Void> releasePart(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros,
+            List<Integer> part) {
+        String[] k = new String[part.size()];
+        String[] args = new String[2 + 2 * part.size()];
+        args[0] = lease;
+        args[1] = nowMicros < 0 ? "" : Long.toString(nowMicros);
+        for (int j = 0; j < part.size(); j++) {
+            int i = part.get(j);
+            k[j] = keys[i];
+            args[2 + 2 * j] = Long.toString(costs[i]);
+            args[3 + 2 * j] = Long.toString(policies[i].windowMicros());
+        }
+        return executor.execute(release, k, args).replaceWithVoid();
+    }
+
+    @Override
+    public Uni<BackendReply> peek(Policy policy, String key) {
+        return call(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, BACKEND_CLOCK, CHECK_AS_IS);
+    }
+
+    @Override
+    public Uni<Void> ping() {
+        return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.PING))
+                .replaceWithVoid();
+    }
+
+    @Override
+    public Uni<Void> forget(String key) {
+        return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.DEL)
+                .arg(key)).replaceWithVoid();
+    }
+
+    /** Script modes (ARGV[2]): charge; check replying what a charge would leave; check replying the state as is. */
+    private static final String CHARGE = "0";
+    private static final String DRY_RUN = "1";
+    private static final String CHECK_AS_IS = "2";
+
+    private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
+        String[] args = new String[2 + policies.length * 6];
+        args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
+        args[1] = mode;
+        Algorithm shared = policies[0].algorithm();
+        for (int i = 0; i < policies.length; i++) {
+            Policy p = policies[i];
+            String[] fixed = encoded(p);
+            int b = 2 + i * 6;
+            System.arraycopy(fixed, 0, args, b, FIXED);
+            long cost = costs[i];
+            args[b + FIXED] = cost < SMALL.length ? SMALL[(int) cost] : Long.toString(cost);
+            if (p.algorithm() != shared) {
+                shared = null;
+            }
+        }
+        LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
+        return executor.execute(script, batch, policyTable, policies, keys, args, RedisBackend::reply);
+    }
+
+    /** The arguments every decision of a policy sends alike: algorithm, limit, window, burst, shadow. */
+    private static final int FIXED = 5;
+
+    /**
+     * A run of the batch script names each of its policies once (their five fixed values, then per call and policy
+     * the policy's place in that list and the cost) instead of repeating them for every decision: Redis reads and
+     * converts fewer arguments per decision (see {@code batch.lua}). The tags are the calls' policies. A run whose
+     * policies all use one algorithm goes to that algorithm's batch script.
+     */
+    private final class PolicyTable implements LuaScriptExecutor.BatchFormat {
+
+        @Override
+        public LuaScript script(LuaScript all, Object[] tags) {
+            Algorithm shared = null;
+            for (Object tag : tags) {
+                for (Policy p : (Policy[]) tag) {
+                    if (shared == null) {
+                        shared = p.algorithm();
+                    } else if (p.algorithm() != shared) {
+                        return all;
+                    }
+                }
+            }
+            return shared == null ? all : batchByAlgorithm.get(shared);
+        }
+
+        @Override
+        public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
+            List<Policy> named = new ArrayList<>(4);
+            // where each named policy's fixed values are: the first call naming it, at that policy's place
+            List<String[]> namedIn = new ArrayList<>(4);
+            List<Integer> namedAt = new ArrayList<>(4);
+            int[][] index = new int[args.length][];
+            for (int i = 0; i < args.length; i++) {
+                Policy[] ps = (Policy[]) tags[i];
+                index[i] = new int[ps.length];
+                for (int j = 0; j < ps.length; j++) {
+                    int at = 0;
+                    while (at < named.size() && named.get(at) != ps[j]) {
+                        at++;
+                    }
+                    if (at == named.size()) {
+                        named.add(ps[j]);
+                        namedIn.add(args[i]);
+                        namedAt.add(2 + j * (FIXED + 1));
+                    }
+                    index[i][j] = at + 1;
+                }
+            }
+            request.arg(args.length);
+            request.arg(named.size());
+            for (int at = 0; at < named.size(); at++) {
+                String[] a = namedIn.get(at);
+                int b = namedAt.get(at);
+                for (int f = 0; f < FIXED; f++) {
+                    request.arg(a[b + f]);
+                }
+            }
+            if (simple(args, index)) {
+                // one argument per call: the policy's index plus the number of policies times (cost - 1)
+                request.arg(args[0][0].isEmpty() ? SIMPLE : SIMPLE + args[0][0]);
+                long policies = named.size();
+                for (int i = 0; i < args.length; i++) {
+                    String cost = args[i][2 + FIXED];
+                    request.arg(cost == SMALL[1] ? index[i][0] : index[i][0] + policies * (Long.parseLong(cost) - 1));
+                }
+                return;
+            }
+            for (int i = 0; i < args.length; i++) {
+                request.arg(keyCounts[i]);
+                request.arg(args[i][0]); // time
+                request.arg(args[i][1]); // mode
+                for (int j = 0; j < index[i].length; j++) {
+                    request.arg(index[i][j]);
+                    request.arg(args[i][2 + j * (FIXED + 1) + FIXED]); // cost
+                }
+            }
+        }
+
+        /**
+         * A compact run (see {@link #simple}) sends identical consecutive calls once: a burst on a hot key costs Redis
+         * one key and one argument to convert and a reply of a few integers, and this client as little to write and
+         * parse (see {@link RepeatedCalls}). Every compact algorithm's admissions at one instant are linear; the
+         * concurrency algorithm's charges hold leases, so never come here.
+         */
+        @Override
+        public boolean repeatable(String[] args, Object tag) {
+            Policy[] ps = (Policy[]) tag;
+            return ps.length == 1 && ps[0].algorithm() != Algorithm.CONCURRENCY && CHARGE.equals(args[1]);
+        }
+
+        /** Every call {@link #repeatable}, at one time (a compact run has one). */
+        @Override
+        public boolean repeatsAllowed(String[][] args, Object[] tags) {
+            String time = args[0][0];
+            for (int i = 0; i < args.length; i++) {
+                if (!args[i][0].equals(time)) {
+                    return false;
+                }
+            }
+            return LuaScriptExecutor.BatchFormat.super.repeatsAllowed(args, tags);
+        }
+
+        @Override
+        public int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
+            String cost = args[2 + FIXED];
+            return RepeatedCalls.read(i -> run.get(i).toLong(), at, calls, cost == SMALL[1] ? 1 : Long.parseLong(cost),
+                    replies);
+        }
+    }
+
+    /** Marks a run whose calls are all simple (see {@code batch.lua}). */
+    private static final String SIMPLE = "S";
+
+    /** Whether every call has one policy, the same time and a plain charge (no lease): the run's compact form. */
+    private static boolean simple(String[][] args, int[][] index) {
+        String time = args[0][0];
+        for (int i = 0; i < args.length; i++) {
+            if (index[i].length != 1 || !args[i][0].equals(time) || !CHARGE.equals(args[i][1])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Small costs as strings, so the common cost of 1 formats nothing. */
+    private static final String[] SMALL = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" };
+
+    /**
+     * The script arguments a policy always sends ({@link #FIXED}: algorithm, limit, window, burst, shadow), formatted
+     * once per policy rather than on every decision. Keyed by name and checked by identity, since
+     * tests may build several policies of one name.
+     */
+    private String[] encoded(Policy p) {
+        Encoded e = encodedPolicies.get(p.name());
+        if (e == null || e.policy != p) {
+            e = new Encoded(p, new String[] { p.algorithm().configName(), Long.toString(p.limit()),
+                    Long.toString(p.windowMicros()), Long.toString(p.burst()), p.shadow() ? "1" : "0" });
+            encodedPolicies.put(p.name(), e);
+        }
+        return e.args;
+    }
+
+    private record Encoded(Policy policy, String[] args) {
+    }
+
+    private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease, Map<String, List<Integer>> groups) {
+        String charge = lease == null ? CHARGE : CHARGE + lease;
+        List<List<Integer>> parts = new ArrayList<>(groups.values());
+        Uni<Void> checked = Uni.createFrom().voidItem();
+        BackendReply.Builder merged = BackendReply.builder(policies.length);
+        // first pass: check every group without charging; a denial then reports the state as it stands
+        String checkMode = dryRun ? DRY_RUN : CHECK_AS_IS;
+        for (List<Integer> part : parts) {
+            checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, checkMode, part)
+                    .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
+        }
+        return checked.chain(() -> {
+            if (!merged.admitted() || dryRun) {
+                return Uni.createFrom().item(merged.build());
+            }
+            // second pass: charge group by group; groups after a denial keep their uncharged view
+            BackendReply.Builder result = merged;
+            Uni<Void> charged = Uni.createFrom().voidItem();
+            for (List<Integer> part : parts) {
+                charged = charged.chain(() -> !result.admitted()
+                        ? Uni.createFrom().voidItem()
+                        : callPart(policies, keys, costs, nowMicros, charge, part)
+                                .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
+            }
+            return charged.chain(ignored -> {
+                BackendReply reply = result.build();
+                if (lease == null || result.admitted()) {
+                    return Uni.createFrom().item(reply);
+                }
+                // a group denied after others were charged: the call is denied, so nobody will free the slots the
+                // groups before it took; freed here, before the denial is answered (a release of a slot never
+                // taken only leaves a tombstone, see concurrency.lua)
+                return release(policies, keys, costs, lease, nowMicros).onFailure().recoverWithNull()
+                        .replaceWith(reply);
+            });
+        });
+    }
+
+    private Uni<BackendReply> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
+            List<Integer> part) {
+        Policy[] p = new Policy[part.size()];
+        String[] k = new String[part.size()];
+        long[] c = new long[part.size()];
+        for (int j = 0; j < part.size(); j++) {
+            int i = part.get(j);
+            p[j] = policies[i];
+            k[j] = keys[i];
+            c[j] = costs[i];
+        }
+        return call(p, k, c, nowMicros, mode);
+    }
+
+    private static void mergeInto(BackendReply.Builder target, BackendReply partResult, List<Integer> part) {
+        if (!partResult.allAdmitted()) {
+            target.denied();
+        }
+        for (int j = 0; j < part.size(); j++) {
+            target.policy(part.get(j), partResult, j);
+        }
+    }
+
+    private static Map<String, List<Integer>> groupsBySlot(String[] keys) {
+        List<Integer> all = new ArrayList<>(keys.length);
+        for (int i = 0; i < keys.length; i++) {
+            all.add(i);
+        }
+        return groupsBySlot(keys, all);
+    }
+
+    /** The indices among {@code indices}, grouped by the cluster slot (hash tag) of their key, in order. */
+    private static Map<String, List<Integer>> groupsBySlot(String[] keys, List<Integer> indices) {
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i : indices) {
+            groups.computeIfAbsent(RedisKeys.hashTag(keys[i]), t -> new ArrayList<>()).add(i);
+        }
+        return groups;
+    }
+
+
+    static BackendReply reply(Response r) {
+        // a call of a batch run knows how many calls the run decided; a reply of its own, one
+        int runSize = r instanceof ArrayReply a ? a.runSize : 1;
+        return BackendReply.ofScriptOrder(RepeatedCalls.values(r), runSize);
+    }
+}

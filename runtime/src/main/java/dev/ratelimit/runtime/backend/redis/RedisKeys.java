@@ -1,0 +1,92 @@
+package dev.ratelimit.runtime.backend.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.policy.Policy;
+
+/**
+ * Builds Redis keys: {@code <prefix>:{<identity>}:<policy>}.
+ * <p>
+ * The identity is the hash tag, so every key of one identity (10/s and 1000/h for one user) lives in
+ * one Redis Cluster slot and is decided in one script call. An identity is used as is only when it
+ * is short printable ASCII without {@code {}, {@code }}, {@code :} or spaces; anything else
+ * (client-controlled header values, unicode user names, 10 KB strings) is replaced by
+ * {@code :} + 32 hex digits of its SHA-256. A raw identity never contains {@code :}, so a hashed one
+ * can never equal a raw one, and no value can close the hash tag early or add key segments.
+ */
+public final class RedisKeys {
+
+    /** Longest identity kept readable; longer ones are hashed, which bounds every key's length. */
+    static final int MAX_RAW_IDENTITY = 64;
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private RedisKeys() {
+    }
+
+    /** The full key for a policy and identity. */
+    public static String key(String prefix, String policy, String identity) {
+        String id = safeIdentity(identity);
+        return new StringBuilder(prefix.length() + id.length() + policy.length() + 4)
+                .append(prefix).append(":{").append(id).append("}:").append(policy).toString();
+    }
+
+    /**
+     * The full key for a policy and identity: {@link #key(String, String, String)}, and for a {@code concurrency}
+     * policy that key followed by {@value #IN_FLIGHT}, apart from the rate algorithms' keys (in-flight requests and
+     * past rates are different quantities: a policy switched to or from concurrency starts afresh).
+     */
+    public static String key(String prefix, Policy policy, String identity) {
+        String key = key(prefix, policy.name(), identity);
+        return policy.algorithm() == Algorithm.CONCURRENCY ? key + IN_FLIGHT : key;
+    }
+
+    /** What ends the key of a concurrency policy. */
+    public static final String IN_FLIGHT = ":in-flight";
+
+    /** The identity as it appears inside the hash tag. */
+    public static String safeIdentity(String identity) {
+        if (isSafe(identity)) {
+            return identity;
+        }
+        return ":" + sha256Hex(identity, 16);
+    }
+
+    /** The hash tag part of a key built by {@link #key}, i.e. what decides its cluster slot. */
+    public static String hashTag(String key) {
+        int open = key.indexOf('{');
+        int close = key.indexOf('}', open + 1);
+        return key.substring(open + 1, close);
+    }
+
+    private static boolean isSafe(String s) {
+        int n = s.length();
+        if (n == 0 || n > MAX_RAW_IDENTITY) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == ':') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String sha256Hex(String s, int bytes) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+            char[] out = new char[bytes * 2];
+            for (int i = 0; i < bytes; i++) {
+                out[2 * i] = HEX[(d[i] >> 4) & 0xf];
+                out[2 * i + 1] = HEX[d[i] & 0xf];
+            }
+            return new String(out);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+    }
+}

@@ -1,0 +1,324 @@
+package dev.ratelimit.runtime.backend.redis.transport;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.PooledRedisConnection;
+
+/**
+ * One dedicated connection, connected on first use and replaced when lost. Calls sent while it
+ * connects wait for it.
+ */
+final class ScriptChannel {
+    final LuaScriptExecutor owner;
+    final int index;
+    /** Opens the connection: a client of this channel's own (its event loop's), or the shared pool. */
+    final Redis client;
+    final boolean ownsClient;
+    volatile RedisConnection connection;
+    /** Guarded by {@code this}. */
+    Future<RedisConnection> connecting;
+    /** Sends (a lone call or a run) not answered yet. */
+    final AtomicInteger pending = new AtomicInteger();
+    /** Calls sent whose callers have not all been given their answer yet (a run counts its calls). */
+    final AtomicInteger calls = new AtomicInteger();
+    /** The last sign of life: a reply, or the first call sent to an idle channel. */
+    volatile long progressNanos = System.nanoTime();
+    /** Calls waiting for the end of their event-loop turn, to go as one batch. */
+    final ConcurrentLinkedQueue<PendingCall<?>> gathered = new ConcurrentLinkedQueue<>();
+    final AtomicInteger gatheredCount = new AtomicInteger();
+    /**
+     * The entries among them: a call that {@linkplain ScriptCall#repeats repeats} the one gathered before it joins its
+     * entry. Kept by the threads that gather and send, like {@link #lastGathered}; when event loops share a channel a
+     * race between them only moves where a run is cut, and an empty queue starts the count again.
+     */
+    final AtomicInteger gatheredEntries = new AtomicInteger();
+    volatile PendingCall<?> lastGathered;
+    /** Numbers the calls gathered, in order (see {@link PendingCall#joinsPrevious}). */
+    long gatheredSeq;
+    final AtomicBoolean flushScheduled = new AtomicBoolean();
+    /**
+     * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
+     * handled on the event loop of the call that was sent (normally the connection's own); when
+     * event loops share a channel, a race between them only decides whether a reply is put off.
+     */
+    boolean runReplied;
+    /**
+     * Set while the callers of a reply are answered (on the same threads as {@link #runReplied}; a
+     * race only moves where a run is cut).
+     */
+    boolean answering;
+
+    ScriptChannel(LuaScriptExecutor owner, int index, Redis client, boolean ownsClient) {
+        this.owner = owner;
+        this.index = index;
+        this.client = client;
+        this.ownsClient = ownsClient;
+    }
+
+    void send(Request request, Handler<AsyncResult<Response>> handler) {
+        if (pending.getAndIncrement() == 0) {
+            progressNanos = System.nanoTime(); // idle until now: waiting starts here
+        }
+        RedisConnection c = connection;
+        if (c != null) {
+            c.send(request).onComplete(handler);
+            return;
+        }
+        connect().onComplete(ar -> {
+            if (ar.succeeded()) {
+                ar.result().send(request).onComplete(handler);
+            } else {
+                handler.handle(Future.failedFuture(ar.cause()));
+            }
+        });
+    }
+
+    /**
+     * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
+     * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
+     * is full: {@code maxBatch} entries, identical consecutive calls counting once (up to
+     * {@code maxRunCalls} calls). A call made by a caller being answered (the next call of a busy client) is gathered
+     * even when nothing is in flight, and ends the run once it holds half as many entries as calls are
+     * in flight: else the callers answered by one reply would all make their next calls into one run,
+     * and Redis and this thread would take turns, each idle while the other works. Cut that way,
+     * about two runs are in flight, and Redis works on one while this thread answers the callers
+     * of the other. A burst on one key is one entry however many calls it holds (up to
+     * {@code maxRunCalls}), and Redis decides it in a few steps: this rule does not cut it, and its
+     * calls go in one run rather than two of about the same cost.
+     */
+    void submit(PendingCall<?> p) {
+        if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {
+            sendAlone(p);
+            return;
+        }
+        Context context = Vertx.currentContext();
+        if (context == null || !Context.isOnEventLoopThread()) {
+            sendAlone(p);
+            return;
+        }
+        // whether it joins the entry of the call gathered before it, told once here for the sending too
+        ScriptCall<?> call = p.call;
+        PendingCall<?> last = lastGathered;
+        lastGathered = p;
+        p.seq = ++gatheredSeq;
+        p.repeatable = call.format.repeatable(call.args, call.tag);
+        p.joinsPrevious = p.repeatable && last != null && last.seq == p.seq - 1 && call.repeats(last.call);
+        gathered.add(p);
+        int n = gatheredCount.incrementAndGet();
+        int entries;
+        if (n == 1) {
+            entries = 1;
+            gatheredEntries.set(1);
+        } else if (p.joinsPrevious) {
+            entries = gatheredEntries.get();
+        } else {
+            entries = gatheredEntries.incrementAndGet();
+        }
+        if (entries >= owner.maxBatch || n >= owner.maxRunCalls || answering && 2 * entries >= calls.get()) {
+            sendRun();
+        } else if (flushScheduled.compareAndSet(false, true)) {
+            context.runOnContext(v -> flush());
+        }
+    }
+
+    void sendAlone(PendingCall<?> p) {
+        calls.incrementAndGet();
+        ScriptCall<?> call = p.call;
+        String function = owner.functionOf(call.script);
+        p.functionSent = function != null;
+        send(function != null ? LuaScriptExecutor.request(Command.FCALL, function, call.keys, call.args)
+                : LuaScriptExecutor.request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
+    }
+
+    /** At the end of a turn: sends what was gathered. */
+    void flush() {
+        flushScheduled.set(false); // a call gathered from now on schedules another flush
+        while (gatheredCount.get() > 0 && sendRun() > 0) {
+            // runs of at most maxBatch entries
+        }
+    }
+
+    /**
+     * Sends gathered calls, up to {@code maxBatch} entries and {@code maxRunCalls} calls, a lone one as itself;
+     * returns how many it took. A run holding a call that cannot stand with others as one entry goes call by call
+     * (see {@link LuaScriptExecutor.BatchFormat#repeatsAllowed}), so it takes at most {@code maxBatch} calls.
+     */
+    int sendRun() {
+        int max = owner.maxBatch;
+        List<PendingCall<?>> run = new ArrayList<>(max);
+        int taken = 0;
+        int entries = 0;
+        boolean compact = true; // every call taken may stand with others as one entry
+        PendingCall<?> previous = null;
+        PendingCall<?> next;
+        while (taken < owner.maxRunCalls && (next = gathered.peek()) != null) {
+            if (previous != null) {
+                boolean joins = compact && next.joins(previous);
+                if (!joins && entries >= max || compact && taken >= max && !next.repeatable) {
+                    break;
+                }
+            }
+            // the call peeked at, unless an event loop sharing this channel took it meanwhile: then the one after,
+            // taken all the same (a race only moves where a run is cut)
+            PendingCall<?> p = gathered.poll();
+            if (p == null) {
+                break;
+            }
+            gatheredCount.decrementAndGet();
+            taken++;
+            if (compact && !p.repeatable) {
+                compact = false;
+                entries = taken - 1; // the calls before it go one by one now
+            }
+            if (previous == null || !compact || !p.joins(previous)) {
+                entries++;
+            }
+            previous = p;
+            if (p.done == 0) { // else its caller gave up while it waited
+                run.add(p);
+            }
+        }
+        gatheredEntries.addAndGet(-entries);
+        if (run.size() == 1) {
+            sendAlone(run.get(0));
+        } else if (!run.isEmpty()) {
+            sendBatch(run);
+        }
+        return taken;
+    }
+
+    void sendBatch(List<PendingCall<?>> run) {
+        BatchRun b = new BatchRun(this, run.toArray(new PendingCall<?>[0]));
+        Request request;
+        try {
+            request = b.request(false);
+        } catch (RuntimeException e) {
+            // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
+            b.failAll(e);
+            return;
+        }
+        calls.addAndGet(run.size());
+        send(request, b);
+    }
+
+    /**
+     * Whether to put off handling a run's reply to an event-loop task of its own, as is done for
+     * every reply to a run but the first of a read from Redis. What is written to a connection while
+     * one of its reads is handled, Vert.x flushes only once the whole read is handled: with all
+     * replies of a read handled at once, the runs their callers make would reach Redis together,
+     * after the last one, and Redis would wait idle until then, as this thread would while Redis
+     * works on them. One task each, the run made by the first reply's callers goes at the end of the
+     * read and each later one as soon as it is made: Redis works on one while this thread makes the
+     * next.
+     */
+    boolean putOff(BatchRun batch, AsyncResult<Response> ar) {
+        Context context = Vertx.currentContext();
+        if (context == null || !Context.isOnEventLoopThread()) {
+            return false;
+        }
+        if (!runReplied) {
+            runReplied = true;
+            context.runOnContext(v -> runReplied = false); // runs once the read is handled
+            return false;
+        }
+        context.runOnContext(v -> batch.replied(ar));
+        return true;
+    }
+
+    /** Every send gets exactly one call of its handler: a reply, an error, or the connection's loss. */
+    void answered(boolean replied) {
+        pending.decrementAndGet();
+        if (replied) {
+            progressNanos = System.nanoTime();
+        }
+    }
+
+    /** A call failed or gave up waiting: drop the connection if it is lost or hung. */
+    void check(Throwable failure) {
+        RedisConnection c = connection;
+        if (c == null) {
+            return;
+        }
+        if (failure != null && LuaScriptExecutor.isConnectionLost(failure)) {
+            retire(c, failure.toString(), false);
+        } else if (pending.get() > 0 && System.nanoTime() - progressNanos > LuaScriptExecutor.STALL_NANOS) {
+            retire(c, "no reply for " + TimeUnit.NANOSECONDS.toMillis(LuaScriptExecutor.STALL_NANOS) + " ms while calls waited", true);
+        }
+    }
+
+    synchronized Future<RedisConnection> connect() {
+        RedisConnection c = connection;
+        if (c != null) {
+            return Future.succeededFuture(c);
+        }
+        if (connecting != null) {
+            return connecting;
+        }
+        // assigned before its handler is attached: a connection the pool hands out at once completes the
+        // future here, on this thread, and the handler must find it to clear it (cleared before it was
+        // assigned, a completed attempt stayed for good and every reconnection got the dead connection)
+        Future<RedisConnection> attempt = client.connect();
+        connecting = attempt;
+        attempt.onComplete(ar -> {
+            synchronized (this) {
+                if (connecting == attempt) {
+                    connecting = null;
+                }
+                if (ar.succeeded()) {
+                    RedisConnection conn = ar.result();
+                    conn.exceptionHandler(t -> retire(conn, t.toString(), false));
+                    conn.endHandler(v -> retire(conn, "closed", false));
+                    progressNanos = System.nanoTime();
+                    connection = conn;
+                    LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d opened", index);
+                } else {
+                    LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d could not open: %s", index, ar.cause());
+                }
+            }
+        });
+        return attempt;
+    }
+
+    void retire(RedisConnection c, String why, boolean hung) {
+        synchronized (this) {
+            if (connection != c) {
+                return; // already replaced
+            }
+            connection = null;
+        }
+        LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d dropped (%s); the next call opens another", index, why);
+        if (hung && c instanceof PooledRedisConnection) {
+            // back in the pool a hung connection would hang its next user: close the socket, which
+            // fails the calls still waiting on it and evicts it (the public API cannot do this)
+            ((PooledRedisConnection) c).actual().forceClose();
+        } else {
+            c.close(); // back to the pool, which evicts it if broken
+        }
+    }
+
+    /** Drops the connection, and closes the client if it is this channel's own. */
+    void close() {
+        RedisConnection c = connection;
+        if (c != null) {
+            retire(c, "executor closed", false);
+        }
+        if (ownsClient) {
+            client.close();
+        }
+    }
+}

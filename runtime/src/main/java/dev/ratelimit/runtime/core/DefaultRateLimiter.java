@@ -1,0 +1,267 @@
+package dev.ratelimit.runtime.core;
+
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.runtime.backend.Lease;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyRegistry;
+import dev.ratelimit.runtime.policy.PolicyValidator;
+import dev.ratelimit.runtime.backend.redis.RedisKeys;
+import dev.ratelimit.runtime.resilience.CallTimeouts;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.DenyCache;
+import dev.ratelimit.runtime.resilience.FailureModes;
+import dev.ratelimit.runtime.resilience.DecidedBy;
+import dev.ratelimit.runtime.tracing.RateLimitTracing;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+
+/**
+ * The limiter: turns checks into backend calls and backend replies into decisions. The same (policy, key) twice in
+ * one call is one charge ({@link MergedChecks}); a call to Redis is guarded by {@link RemoteDecisions}; every
+ * decision is counted ({@link DecisionCounts}) and traced ({@link RateLimitTracing}): this is the one place the
+ * decisions of the filter, the interceptor and the programmatic API all pass.
+ */
+public class DefaultRateLimiter implements RateLimiter {
+
+    private final PolicyRegistry policies;
+    private final RateLimitBackend backend;
+    private final LocalBackend local;
+    private final String keyPrefix;
+    private final Duration timeout;
+    private final int failClosedStatus;
+    /** Null with the local backend or when disabled. */
+    private final CircuitBreaker breaker;
+    /** Null with the local backend or when disabled. */
+    private final DenyCache denyCache;
+    private final DecisionCounts counts;
+    private final RateLimitTracing tracing;
+    /** Null with the local backend. */
+    private final RemoteDecisions remote;
+    private final Lease.Ids leaseIds = new Lease.Ids();
+    private final RateLimitMetrics metrics;
+
+    /** A limiter with the resilience settings of {@code config}, tracing nothing. */
+    public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
+            RateLimitRuntimeConfig config, RateLimitMetrics metrics) {
+        this(policies, backend, local, config, metrics, RateLimitTracing.NONE);
+    }
+
+    /** A limiter with the resilience settings of {@code config}, recording its decisions on {@code tracing}. */
+    public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
+            RateLimitRuntimeConfig config, RateLimitMetrics metrics, RateLimitTracing tracing) {
+        this.tracing = tracing;
+        this.metrics = metrics;
+        this.policies = policies;
+        this.backend = backend;
+        this.local = local;
+        this.keyPrefix = config.keyPrefix();
+        this.timeout = config.redis().timeout();
+        this.failClosedStatus = config.failClosedStatus();
+        boolean shared = backend != local;
+        if (shared && config.circuitBreaker().enabled()) {
+            this.breaker = new CircuitBreaker(backend.name(), config.circuitBreaker().failureThreshold(),
+                    config.circuitBreaker().openDuration(), timeout, System::nanoTime);
+        } else {
+            this.breaker = null;
+        }
+        if (shared && config.denyCache().enabled()) {
+            this.denyCache = new DenyCache(config.denyCache().maxEntries(), config.denyCache().safetyMargin(),
+                    System::nanoTime);
+        } else {
+            this.denyCache = null;
+        }
+        this.counts = new DecisionCounts(metrics, !shared);
+        this.remote = shared
+                ? new RemoteDecisions(backend, timeout, new CallTimeouts(timeout, Infrastructure.getDefaultWorkerPool()),
+                        breaker, denyCache, metrics, new FailureModes(backend.name(), local, timeout), counts, tracing)
+                : null;
+        metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
+    }
+
+    /** The policies this limiter knows. */
+    public PolicyRegistry policies() {
+        return policies;
+    }
+
+    /** Where the limiter reports what it does. */
+    public RateLimitMetrics metrics() {
+        return metrics;
+    }
+
+    /** The backend deciding while it is healthy. */
+    public RateLimitBackend backend() {
+        return backend;
+    }
+
+    /** The circuit breaker around the backend, or {@code null} (local backend, or disabled). */
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    /** The cache of recent denials, or {@code null} (local backend, or disabled). */
+    public DenyCache denyCache() {
+        return denyCache;
+    }
+
+    /**
+     * The HTTP status for a denied decision: {@code quarkus.ratelimit.fail-closed-status} when the
+     * backend failed and {@code fail-closed} denied, 429 otherwise.
+     */
+    public int httpStatus(RateLimitDecision decision) {
+        return decision.source() == Source.FAILED_CLOSED ? failClosedStatus : 429;
+    }
+
+    /** One check, without the list the interface's default wraps around it. */
+    @Override
+    public Uni<RateLimitDecision> check(String policy, String key, int cost) {
+        return check(policy, null, key, cost);
+    }
+
+    @Override
+    public Uni<RateLimitDecision> check(String policy, String plan, String key, int cost) {
+        Policy[] ps = new Policy[1];
+        String[] keys = new String[1];
+        long[] costs = new long[1];
+        resolve(new RateLimitCheck(policy, key, cost), plan, ps, keys, costs, 0);
+        return decide(ps, keys, costs);
+    }
+
+    @Override
+    public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
+        return check(checks, (String) null);
+    }
+
+    @Override
+    public Uni<RateLimitDecision> check(List<RateLimitCheck> checks, String plan) {
+        return checkOnPlans(checks, plan, null);
+    }
+
+    /**
+     * Several checks, all-or-nothing, each on its own plan: {@code plans[i]} for check {@code i} (null: the base plan),
+     * as a request's {@code PlanResolver} names them. {@code plans} may be null: every check on its base plan.
+     */
+    public Uni<RateLimitDecision> checkOnPlans(List<RateLimitCheck> checks, String[] plans) {
+        return checkOnPlans(checks, null, plans);
+    }
+
+    private Uni<RateLimitDecision> checkOnPlans(List<RateLimitCheck> checks, String plan, String[] plans) {
+        int n = checks.size();
+        if (n == 0) {
+            throw new IllegalArgumentException("at least one check is needed");
+        }
+        Policy[] ps = new Policy[n];
+        String[] keys = new String[n];
+        long[] costs = new long[n];
+        for (int i = 0; i < n; i++) {
+            resolve(checks.get(i), plans == null ? plan : plans[i], ps, keys, costs, i);
+        }
+        return decide(ps, keys, costs);
+    }
+
+    /**
+     * Puts the policy (on {@code plan}), key and cost of check {@code c} at index {@code i}, or says why it can never
+     * be decided. Every plan of a policy has the policy's name, hence its Redis key: a client moving between plans
+     * keeps what it used.
+     */
+    private void resolve(RateLimitCheck c, String plan, Policy[] ps, String[] keys, long[] costs, int i) {
+        Policy p = policies.get(c.policy(), plan);
+        if (c.cost() > p.capacity()) {
+            String attribute = p.algorithm().usesBurst() ? "burst" : "limit";
+            boolean onPlan = p != policies.get(c.policy());
+            throw new IllegalArgumentException("cost " + c.cost() + " can never be admitted by policy '" + p.name()
+                    + "'" + (onPlan ? " on plan '" + plan + "'" : "") + ", whose capacity is " + p.capacity()
+                    + "; lower the cost or raise " + (onPlan ? PolicyValidator.planProperty(p.name(), plan, attribute)
+                            : PolicyValidator.property(p.name(), attribute)));
+        }
+        ps[i] = p;
+        keys[i] = RedisKeys.key(keyPrefix, p, c.key());
+        costs[i] = c.cost();
+    }
+
+    private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
+        MergedChecks merged = MergedChecks.of(ps, keys, costs);
+        if (merged != null) {
+            return decideDistinct(merged.policies, merged.keys, merged.costs).map(merged::expand);
+        }
+        return decideDistinct(ps, keys, costs);
+    }
+
+    /**
+     * The decision, made at each subscription. A call taking concurrency slots draws its lease then, not here: a
+     * {@code Uni} subscribed twice (a retry, a reused {@code check}) is two calls, each holding and freeing its own.
+     */
+    private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
+        Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
+        if (remote == null) {
+            // decided in process when subscribed to, on the caller's thread: asked for and made at once
+            return Uni.createFrom().item(() -> {
+                String lease = ids == null ? null : ids.next();
+                Object trace = tracing.start();
+                RateLimitDecision d;
+                try {
+                    d = counts.counted(ps, local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease)
+                            .decision(ps, Source.LOCAL, lease == null ? null : new Lease(local, ps, keys, costs, lease)));
+                } catch (RuntimeException e) {
+                    if (trace != null) {
+                        tracing.abandoned(trace, e);
+                    }
+                    throw e;
+                }
+                if (trace != null) {
+                    tracing.decided(trace, d, DecidedBy.LOCAL, 0);
+                }
+                return d;
+            });
+        }
+        return remote.decide(ps, keys, costs, ids);
+    }
+
+    @Override
+    public Uni<PolicyDecision> state(String policy, String plan, String key) {
+        Policy p = policies.get(policy, plan);
+        Policy[] ps = { p };
+        Source source = remote == null ? Source.LOCAL : Source.REDIS;
+        return backend.peek(p, RedisKeys.key(keyPrefix, p, key)).ifNoItem().after(timeout)
+                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
+                .map(r -> r.decision(ps, source).binding());
+    }
+
+    @Override
+    public Uni<Void> reset(String policy, String key) {
+        // every plan of a policy shares its name, hence its key
+        String k = RedisKeys.key(keyPrefix, policies.get(policy), key);
+        if (denyCache != null) {
+            denyCache.forget(k);
+        }
+        local.forgetNow(k); // the state the local failure mode counted, or the local backend's own
+        if (remote == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return backend.forget(k).ifNoItem().after(timeout)
+                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout));
+    }
+
+    @Override
+    public RateLimitDecision checkBlocking(List<RateLimitCheck> checks) {
+        // bounded: the backend call carries the timeout, the cache and the failure modes answer at once
+        return check(checks).await().indefinitely();
+    }
+
+    @Override
+    public RateLimitDecision checkBlocking(List<RateLimitCheck> checks, String plan) {
+        return check(checks, plan).await().indefinitely();
+    }
+
+}

@@ -1,0 +1,310 @@
+package dev.ratelimit.runtime.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.Lease;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.resilience.BackendErrors;
+import dev.ratelimit.runtime.resilience.CallTimeouts;
+import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.DenyCache;
+import dev.ratelimit.runtime.resilience.FailureModes;
+import dev.ratelimit.runtime.resilience.DecidedBy;
+import dev.ratelimit.runtime.tracing.RateLimitTracing;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.operators.AbstractUni;
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
+
+/**
+ * Decisions by the shared backend, guarded: the {@link DenyCache} answers a key Redis just denied without a call,
+ * the {@link CircuitBreaker} makes no call while Redis is down, every call has its timeout ({@link CallTimeouts}),
+ * and when a call fails, times out or is not made the {@link FailureModes} decide. Each decision is counted and traced
+ * where it is made; what it is traced on is captured when it is asked for ({@link RateLimitTracing#start()}), since
+ * it may be made on another thread (the event loop reading Redis's reply, the timeout's).
+ */
+final class RemoteDecisions {
+
+    private final RateLimitBackend backend;
+    private final Duration timeout;
+    private final CallTimeouts timeouts;
+    /** Null when disabled. */
+    private final CircuitBreaker breaker;
+    /** Null when disabled. */
+    private final DenyCache denyCache;
+    private final RateLimitMetrics metrics;
+    private final BackendErrors errors;
+    private final FailureModes failureModes;
+    private final DecisionCounts counts;
+    private final RateLimitTracing tracing;
+
+    RemoteDecisions(RateLimitBackend backend, Duration timeout, CallTimeouts timeouts, CircuitBreaker breaker,
+            DenyCache denyCache, RateLimitMetrics metrics, FailureModes failureModes, DecisionCounts counts,
+            RateLimitTracing tracing) {
+        this.backend = backend;
+        this.timeout = timeout;
+        this.timeouts = timeouts;
+        this.breaker = breaker;
+        this.denyCache = denyCache;
+        this.metrics = metrics;
+        this.errors = new BackendErrors(backend.name(), metrics, System::nanoTime);
+        this.failureModes = failureModes;
+        this.counts = counts;
+        this.tracing = tracing;
+    }
+
+    /**
+     * The decision, made when the caller subscribes (the cache, the breaker and the clock are consulted then); a call
+     * taking concurrency slots draws its lease from {@code leases} at each subscription (null: it takes none).
+     */
+    Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
+        return new RemoteDecision(ps, keys, costs, leases);
+    }
+
+    /**
+     * A decision by the backend, as one object per call rather than a chain of Mutiny operators
+     * (each of which Quarkus decorates): on subscription it consults the deny cache and the breaker,
+     * then calls the backend under the shared {@link CallTimeouts}.
+     */
+    private final class RemoteDecision extends AbstractUni<RateLimitDecision> {
+        private final Policy[] ps;
+        private final String[] keys;
+        private final long[] costs;
+        /** Where each subscription draws the name of the slots its concurrency policies take; null without any. */
+        private final Lease.Ids leases;
+
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
+            this.ps = ps;
+            this.keys = keys;
+            this.costs = costs;
+            this.leases = leases;
+        }
+
+        @Override
+        public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
+            // here, on the caller's thread, where the caller's span is current; before the caller can cancel
+            RemoteCall call = new RemoteCall(this, leases == null ? null : leases.next(), downstream,
+                    tracing.start());
+            downstream.onSubscribe(call);
+            if (call.finished()) {
+                return; // cancelled at once: no permit, no call
+            }
+            RateLimitDecision immediate;
+            try {
+                immediate = call.start();
+            } catch (RuntimeException e) {
+                if (call.claim()) {
+                    call.abandoned(e);
+                    downstream.onFailure(e);
+                }
+                return;
+            }
+            if (immediate != null && call.claim()) {
+                downstream.onItem(immediate);
+            }
+        }
+    }
+
+    /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
+    private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<BackendReply>, UniSubscription {
+        private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
+                .newUpdater(RemoteCall.class, "done");
+
+        private final RemoteDecision request;
+        /** The name of the slots this call's concurrency policies take; null when it has none. */
+        private final String lease;
+        private final UniSubscriber<? super RateLimitDecision> downstream;
+        private volatile int done;
+        private volatile UniSubscription upstream;
+        private int permit;
+        private long sentAt;
+        /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
+        private final Object trace;
+
+        RemoteCall(RemoteDecision request, String lease, UniSubscriber<? super RateLimitDecision> downstream,
+                Object trace) {
+            this.request = request;
+            this.lease = lease;
+            this.downstream = downstream;
+            this.trace = trace;
+        }
+
+        /** Answers at once (deny cache, open breaker) or calls the backend and returns null. */
+        RateLimitDecision start() {
+            Policy[] ps = request.ps;
+            if (denyCache != null) {
+                List<PolicyDecision> cached = denyCache.lookup(ps, request.keys, request.costs);
+                if (cached != null) {
+                    // all-or-nothing: one policy known to deny is enough, and Redis is not asked
+                    return recorded(new RateLimitDecision(false, cached, Source.DENY_CACHE), 0);
+                }
+            }
+            permit = breaker == null ? CircuitBreaker.PERMITTED : breaker.acquire();
+            if (permit == CircuitBreaker.REJECTED) {
+                return failureDecision(null);
+            }
+            sentAt = System.nanoTime();
+            timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
+            AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false,
+                    lease), this);
+            return null;
+        }
+
+        boolean claim() {
+            return DONE.compareAndSet(this, 0, 1);
+        }
+
+        @Override
+        public void onSubscribe(UniSubscription subscription) {
+            upstream = subscription;
+            if (done != 0) {
+                subscription.cancel(); // already timed out or cancelled
+            }
+        }
+
+        @Override
+        public void onItem(BackendReply reply) {
+            finish(reply, null);
+        }
+
+        @Override
+        public void onFailure(Throwable failure) {
+            finish(null, failure);
+        }
+
+        @Override
+        protected boolean finished() {
+            return done != 0;
+        }
+
+        @Override
+        protected void expire() {
+            if (claim()) {
+                cancelUpstream();
+                // the failure's answer frees the slots the call may still take (see decide)
+                answer(null, new TimeoutException("no reply from the rate-limit backend within " + timeout));
+            }
+        }
+
+        @Override
+        public void cancel() {
+            if (claim()) {
+                cancelUpstream();
+                freeUnanswered();
+                abandoned(null);
+            }
+        }
+
+        /** What frees the slots the backend's charge took, or null. */
+        private Lease lease() {
+            return lease == null ? null : new Lease(backend, request.ps, request.keys, request.costs, lease);
+        }
+
+        /**
+         * Frees the slots a call given up on, or whose reply was lost, may have taken: nobody will release them. Should
+         * the release reach Redis before the charge (a charge still queued, or resent), the charge takes nothing (see
+         * {@link RateLimitBackend#release(Policy[], String[], long[], String, long)}).
+         */
+        private void freeUnanswered() {
+            if (lease != null && sentAt != 0) {
+                lease().run();
+            }
+        }
+
+        private void cancelUpstream() {
+            UniSubscription u = upstream;
+            if (u != null) {
+                u.cancel();
+            }
+        }
+
+        void finish(BackendReply reply, Throwable error) {
+            if (!claim()) {
+                return; // timed out or cancelled: freeUnanswered() saw to any slots
+            }
+            answer(reply, error);
+        }
+
+        /** Answers the caller, once the call is claimed: the decision, or the failure to make one. */
+        private void answer(BackendReply reply, Throwable error) {
+            RateLimitDecision d;
+            try {
+                d = decide(reply, error);
+            } catch (RuntimeException e) {
+                abandoned(e);
+                downstream.onFailure(e);
+                return;
+            }
+            downstream.onItem(d);
+        }
+
+        /** The decision for a reply, or for a failure (the failure mode's). */
+        private RateLimitDecision decide(BackendReply reply, Throwable error) {
+            Policy[] ps = request.ps;
+            // one clock read for the latency and the breaker (none when neither wants it)
+            long now = metrics != RateLimitMetrics.NONE || breaker != null ? System.nanoTime() : 0;
+            if (metrics != RateLimitMetrics.NONE) {
+                metrics.backendLatency(now - sentAt);
+            }
+            Throwable failure = error;
+            RateLimitDecision d = null;
+            if (failure == null) {
+                try {
+                    d = reply.decision(ps, Source.REDIS, lease());
+                } catch (RuntimeException e) {
+                    failure = e; // a reply we cannot read: a broken backend, not the caller's problem
+                }
+            }
+            if (failure != null) {
+                // the script may have run and charged before the failure (a reset connection, a reply we cannot
+                // read, a failed cluster pass): the caller is not told of any slots, so nobody else frees them
+                freeUnanswered();
+                if (breaker != null) {
+                    breaker.onFailure(permit, failure);
+                }
+                if (BackendErrors.isErrorReply(failure)) {
+                    errors.report(failure, ps);
+                }
+                return failureDecision(failure);
+            }
+            if (breaker != null) {
+                breaker.onSuccess(permit, now);
+            }
+            if (denyCache != null && !d.allowed()) {
+                denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
+            }
+            return recorded(d, reply.runSize());
+        }
+
+        /** The failure mode's decision, recorded; {@code failure} is null when the breaker refused the call. */
+        private RateLimitDecision failureDecision(Throwable failure) {
+            RemoteDecision r = request;
+            return recorded(failureModes.decide(r.ps, r.keys, r.costs, lease, failure), 0);
+        }
+
+        /** Counts and traces the decision; {@code runSize}: see {@link RateLimitTracing#decided}. */
+        private RateLimitDecision recorded(RateLimitDecision d, int runSize) {
+            counts.counted(request.ps, d);
+            if (trace != null) {
+                tracing.decided(trace, d, DecidedBy.of(d.source(), false), runSize);
+            }
+            return d;
+        }
+
+        void abandoned(Throwable failure) {
+            if (trace != null) {
+                tracing.abandoned(trace, failure);
+            }
+        }
+    }
+
+}
