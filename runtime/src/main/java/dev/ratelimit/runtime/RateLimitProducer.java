@@ -98,17 +98,14 @@ public class RateLimitProducer {
             int maxBatch = cluster ? 1 : config.redis().maxBatch();
             int connections = config.redis().connections().orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP);
             RedisOptions options = clientOptions.of(clientName.orElse(RedisConfig.DEFAULT_CLIENT_NAME));
-            LuaScriptExecutor executor;
-            if (options != null) {
-                executor = new LuaScriptExecutor(redis, maxBatch, connections, vertx, options);
-            } else {
-                // not built by quarkus-redis-client's factory (no options seen): the client's own pool, whose
-                // connections all live on the one event loop the client was created on
-                LOG.debugf("No options seen for the Redis client %s: rate-limit connections come from its pool",
+            if (options == null) {
+                // not built by quarkus-redis-client's factory (no options seen): the hosts and client type of its
+                // configuration, without what customizers would have added
+                LOG.debugf("No options seen for the Redis client %s: rate-limit connections use its configured hosts",
                         clientName.orElse("(default)"));
-                executor = new LuaScriptExecutor(redis, maxBatch,
-                        Math.min(connections, LuaScriptExecutor.DEFAULT_CONNECTIONS));
+                options = fallbackOptions(redisConfig, clientName);
             }
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx, options, maxBatch, connections);
             this.executor = executor;
             backend = new RedisBackend(executor, scripts, cluster);
             // one command after the other: the client's pool then lends one connection for all, where commands sent
@@ -212,6 +209,17 @@ public class RateLimitProducer {
     private static boolean redisConfigured(RedisConfig redisConfig, Optional<String> clientName) {
         RedisClientConfig client = client(redisConfig, clientName);
         return client != null && (client.hosts().isPresent() || client.hostsProviderName().isPresent());
+    }
+
+    /** Options from the client's typed configuration: its hosts and type. */
+    private static RedisOptions fallbackOptions(RedisConfig redisConfig, Optional<String> clientName) {
+        RedisOptions options = new RedisOptions();
+        RedisClientConfig client = client(redisConfig, clientName);
+        if (client != null) {
+            client.hosts().ifPresent(hosts -> hosts.forEach(h -> options.addConnectionString(h.toString())));
+            options.setType(client.clientType());
+        }
+        return options;
     }
 
     private static boolean isCluster(RedisConfig redisConfig, Optional<String> clientName) {

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
@@ -117,7 +118,7 @@ class BatchedDecisionsTest {
         // Redis forgets every script: the batch falls back to EVAL and still replies the same
         Redis batching = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
             admin.call("SCRIPT", "FLUSH");
             long evals = Engine.calls(admin, "eval");
@@ -243,9 +244,9 @@ class BatchedDecisionsTest {
         Redis batching = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             String aloneRun = Engine.newIdentity();
-            List<long[]> expected = playOneByOne(new RedisBackend(new LuaScriptExecutor(alone), scripts, false),
+            List<long[]> expected = playOneByOne(new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options()), scripts, false),
                     calls, now, aloneRun);
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the batch script
             long before = Engine.scriptCalls(admin);
             String batchedRun = Engine.newIdentity();
@@ -313,7 +314,7 @@ class BatchedDecisionsTest {
         }
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
             playBatched(batched, burst, now, Engine.newIdentity()); // connects, loads the scripts
             long[] first = netBytes(admin);
             long[] before = netBytes(admin); // what asking costs: INFO's own bytes
@@ -362,7 +363,7 @@ class BatchedDecisionsTest {
         long[] replied = new long[2];
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
             for (int round = 0; round < 2; round++) { // the first connects and loads the scripts
                 for (int which = 0; which < 2; which++) {
                     Policy p = policies[which];
@@ -418,7 +419,7 @@ class BatchedDecisionsTest {
         }
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 4, 1), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 4, 1), scripts, false);
             playBatched(batched, List.of(Call.of(p, "warm", 1)), now, Engine.newIdentity()); // connects, loads
             String run = Engine.newIdentity();
             long before = Engine.calls(admin, "evalsha");
@@ -481,7 +482,7 @@ class BatchedDecisionsTest {
             }
             Redis client = Redis.createClient(vertx, options());
             try (RespClient admin = RedisFixture.shared().client()) {
-                RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+                RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
                 playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the scripts
                 List<String> commands = a == Algorithm.SLIDING_WINDOW_LOG
                         ? List.of("zremrangebyscore", "zcard", "zrange", "zadd", "pexpire")
@@ -537,7 +538,7 @@ class BatchedDecisionsTest {
         String anyRuns = scripts.get(LuaScriptRegistry.BATCH).sha();
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 64, 2), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
             admin.call("SCRIPT", "FLUSH");
             playBatched(batched, oneAlgorithm, now, Engine.newIdentity());
             assertEquals(List.of(1L, 0L, 0L), admin.call("SCRIPT", "EXISTS", bucketRuns, windowRuns, anyRuns),
@@ -562,8 +563,8 @@ class BatchedDecisionsTest {
         Redis alone = Redis.createClient(vertx, options());
         Redis batching = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend oneByOne = new RedisBackend(new LuaScriptExecutor(alone), scripts, false);
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(batching, 64, 2), scripts, false);
+            RedisBackend oneByOne = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options()), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false);
             String aloneRun = Engine.newIdentity();
             String batchedRun = Engine.newIdentity();
             int broken = 8; // the bucket key of the three bucket+log calls (7, 8, 9) in the middle of the run
@@ -629,7 +630,7 @@ class BatchedDecisionsTest {
         }
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(client, 4, 1), scripts, false);
+            RedisBackend batched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 4, 1), scripts, false);
             playBatched(batched, calls, now, Engine.newIdentity()); // connects, loads the scripts
             String run = Engine.newIdentity();
             AtomicBoolean firstRunsTaskRan = new AtomicBoolean();
@@ -684,7 +685,7 @@ class BatchedDecisionsTest {
     @Test
     void callersAnsweredTogetherMakeTheirNextCallsInTwoRuns() throws Exception {
         List<Integer> runSizes = new CopyOnWriteArrayList<>();
-        LuaScriptExecutor.BatchFormat recording = (request, keyCounts, args, tags) -> {
+        BatchFormat recording = (request, keyCounts, args, tags) -> {
             runSizes.add(keyCounts.length);
             onePolicyLayout(request, keyCounts, args);
         };
@@ -692,7 +693,7 @@ class BatchedDecisionsTest {
                 "1" };
         Redis client = Redis.createClient(vertx, options());
         try {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client, 16, 1);
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(), options(), 16, 1);
             // cached in Redis beforehand (another test flushes the scripts): a NOSCRIPT retry would lay out a run twice
             executor.preload(List.of(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET), scripts.get(LuaScriptRegistry.BATCH)))
                     .await().atMost(Duration.ofSeconds(5));
@@ -749,7 +750,7 @@ class BatchedDecisionsTest {
      */
     @Test
     void aRunWhoseReplyCannotBeReadFailsItsCallsAtOnce() throws Exception {
-        assertRunFailsAtOnce(new LuaScriptExecutor.BatchFormat() {
+        assertRunFailsAtOnce(new BatchFormat() {
             @Override
             public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
                 onePolicyLayout(request, keyCounts, args);
@@ -767,11 +768,11 @@ class BatchedDecisionsTest {
      * Five calls in one event-loop task with this batch format: the first goes alone and is decided, the four others
      * go as one run and fail with the format's error, at once. {@code before} runs just before the calls are made.
      */
-    private void assertRunFailsAtOnce(LuaScriptExecutor.BatchFormat format, String error, Runnable before) throws Exception {
+    private void assertRunFailsAtOnce(BatchFormat format, String error, Runnable before) throws Exception {
         String[] args = { Long.toString(Engine.BASE), "0", "token-bucket", "5", "60000000", "5", "0", "1" };
         Redis client = Redis.createClient(vertx, options());
         try {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client, 64, 2);
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2);
             List<Supplier<Uni<?>>> made = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 made.add(() -> executor.execute(scripts.forAlgorithm(Algorithm.TOKEN_BUCKET),
@@ -810,7 +811,7 @@ class BatchedDecisionsTest {
         List<Call> calls = scenario();
         Redis client = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
-            RedisBackend unbatched = new RedisBackend(new LuaScriptExecutor(client, 1, 2), scripts, false);
+            RedisBackend unbatched = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 1, 2), scripts, false);
             playBatched(unbatched, calls, now, Engine.newIdentity());
             long before = Engine.scriptCalls(admin);
             playBatched(unbatched, calls, now, Engine.newIdentity());

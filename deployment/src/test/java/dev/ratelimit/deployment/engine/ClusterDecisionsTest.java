@@ -36,6 +36,8 @@ import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.runtime.backend.redis.RedisKeys;
 import dev.ratelimit.test.redis.RedisClusterFixture;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisOptions;
 import dev.ratelimit.test.redis.RedisClusterFixture.Node;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;
@@ -72,6 +74,9 @@ class ClusterDecisionsTest {
 
     @Inject
     Redis redis;
+
+    @Inject
+    io.vertx.core.Vertx vertx;
 
     private final Policy perUser = Engine.policy("per-user", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1), 5);
     private final Policy hourly = Engine.policy("hourly", Algorithm.SLIDING_WINDOW_LOG, 3, Duration.ofHours(1), 3);
@@ -250,7 +255,11 @@ class ClusterDecisionsTest {
         String a = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
         String b = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
         assertNotEquals(RedisClusterFixture.slot(a), RedisClusterFixture.slot(b));
-        LuaScriptExecutor executor = new LuaScriptExecutor(redis);
+        RedisOptions options = new RedisOptions().setType(RedisClientType.CLUSTER);
+        for (String seed : RedisClusterFixture.shared().seedUris().split(",")) {
+            options.addConnectionString(seed);
+        }
+        LuaScriptExecutor executor = new LuaScriptExecutor(vertx, options);
         String[] args = { Long.toString(BASE), "1", "token-bucket", "5", "3600000000", "5", "0", "1", "token-bucket",
                 "5", "3600000000", "5", "0", "1" };
         Throwable failure = assertThrows(RuntimeException.class, () -> executor

@@ -95,8 +95,7 @@ class ConnectionPerEventLoopTest {
      * from worker threads of each loop's context and from a thread with no context, all of which must be answered.
      */
     private int connectionsOpenedBy(int bound, List<ContextInternal> loops) throws Exception {
-        Redis client = Redis.createClient(vertx, options());
-        LuaScriptExecutor executor = new LuaScriptExecutor(client, 16, bound, vertx.getDelegate(), options());
+        LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(), options(), 16, bound);
         try (RespClient admin = RedisFixture.shared().client()) {
             int before = connections(admin);
             String[] keys = { Engine.newKey("loops") };
@@ -115,7 +114,6 @@ class ConnectionPerEventLoopTest {
             return connections(admin) - before;
         } finally {
             executor.close();
-            client.close();
         }
     }
 

@@ -114,7 +114,7 @@ class FunctionLibraryTest {
         RedisServerProcess server = new RedisServerProcess().start();
         Redis client = client(server.uri());
         try {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client);
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(), clientOptions(server.uri()));
             assertTrue(load(executor, scripts.library()));
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             String key = Engine.newKey("hourly");
@@ -152,7 +152,7 @@ class FunctionLibraryTest {
         Redis client = client("redis://127.0.0.1:" + port);
         RedisServerProcess server = new RedisServerProcess(port);
         try {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client);
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(), clientOptions("redis://127.0.0.1:" + port));
             // Redis not up yet, as an application may start before it
             assertFalse(load(executor, scripts.library()));
             server.start();
@@ -175,7 +175,7 @@ class FunctionLibraryTest {
         RedisServerProcess server = new RedisServerProcess().start();
         Redis client = client(server.uri());
         try (RespClient direct = server.client()) {
-            LuaScriptExecutor executor = new LuaScriptExecutor(client);
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(), clientOptions(server.uri()));
             assertTrue(load(executor, scripts.library()));
             RedisBackend backend = new RedisBackend(executor, scripts, false);
             Policy one = Engine.policy("hourly", Algorithm.TOKEN_BUCKET, 1, Duration.ofHours(1), 1);
@@ -238,11 +238,12 @@ class FunctionLibraryTest {
         RedisServerProcess server = new RedisServerProcess().start();
         try (RespClient admin = server.client()) {
             admin.call("ACL", "SETUSER", "limited", "on", ">secret", "~*", "&*", "+@all", denied);
-            Redis client = client("redis://limited:secret@" + server.host() + ":" + server.port());
+            LuaScriptExecutor executor = new LuaScriptExecutor(vertx.getDelegate(),
+                    clientOptions("redis://limited:secret@" + server.host() + ":" + server.port()));
             try {
-                test.accept(admin, new LuaScriptExecutor(client));
+                test.accept(admin, executor);
             } finally {
-                client.close();
+                executor.close();
             }
         } finally {
             server.stop();
@@ -266,12 +267,12 @@ class FunctionLibraryTest {
         RedisServerProcess server = new RedisServerProcess().start();
         Redis client = client(server.uri());
         try (RespClient direct = server.client()) {
-            LuaScriptExecutor mine = new LuaScriptExecutor(client);
-            LuaScriptExecutor theirs = new LuaScriptExecutor(client);
+            LuaScriptExecutor mine = new LuaScriptExecutor(vertx.getDelegate(), clientOptions(server.uri()));
+            LuaScriptExecutor theirs = new LuaScriptExecutor(vertx.getDelegate(), clientOptions(server.uri()));
             assertTrue(load(mine, scripts.library()));
             assertTrue(load(theirs, other.library()));
             // a second instance of a version finds its library there and uses it
-            assertTrue(load(new LuaScriptExecutor(client), other.library()));
+            assertTrue(load(new LuaScriptExecutor(vertx.getDelegate(), clientOptions(server.uri())), other.library()));
             assertTrue(loaded(direct, scripts.library()) && loaded(direct, other.library()), "both kept");
             RedisBackend a = new RedisBackend(mine, scripts, false);
             RedisBackend b = new RedisBackend(theirs, other, false);
@@ -294,6 +295,10 @@ class FunctionLibraryTest {
     private static long[] decide(RateLimitBackend backend, Policy policy, String key) {
         return backend.decide(new Policy[] { policy }, new String[] { key }, new long[] { 1 },
                 RateLimitBackend.BACKEND_CLOCK, false).await().atMost(Duration.ofSeconds(5)).toScriptOrder();
+    }
+
+    private static RedisOptions clientOptions(String uri) {
+        return new RedisOptions().setConnectionString(uri).setMaxPoolSize(8).setMaxPoolWaiting(16);
     }
 
     private Redis client(String uri) {

@@ -79,8 +79,8 @@ class NoOverAdmissionTest {
         Redis second = Redis.createClient(vertx, options());
         try {
             RedisBackend[] instances = {
-                    new RedisBackend(new LuaScriptExecutor(first), scripts, false),
-                    new RedisBackend(new LuaScriptExecutor(second), scripts, false) };
+                    new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options()), scripts, false),
+                    new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options()), scripts, false) };
             stayInOneWindow(p, NoOverAdmissionTest::redisTimeMicros);
             hammer("redis", p, caller -> instances[caller % 2]
                     .decide(new Policy[] { p }, new String[] { key }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
@@ -101,8 +101,8 @@ class NoOverAdmissionTest {
         Redis second = Redis.createClient(vertx, options());
         try (RespClient admin = RedisFixture.shared().client()) {
             RedisBackend[] instances = {
-                    new RedisBackend(new LuaScriptExecutor(first, 64, 2), scripts, false),
-                    new RedisBackend(new LuaScriptExecutor(second, 64, 2), scripts, false) };
+                    new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false),
+                    new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), options(), 64, 2), scripts, false) };
             stayInOneWindow(p, NoOverAdmissionTest::redisTimeMicros);
             long scriptCalls = Engine.scriptCalls(admin);
             hammerAsync("redis, batching", p, caller -> instances[caller % 2]

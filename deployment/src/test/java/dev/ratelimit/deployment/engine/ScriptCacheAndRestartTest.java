@@ -107,7 +107,7 @@ class ScriptCacheAndRestartTest {
         Redis client = Redis.createClient(vertx,
                 new RedisOptions().setConnectionString(server.uri()).setMaxPoolSize(2).setMaxPoolWaiting(16));
         try {
-            RedisBackend backend = new RedisBackend(new LuaScriptExecutor(client), scripts, false);
+            RedisBackend backend = new RedisBackend(new LuaScriptExecutor(vertx.getDelegate(), new RedisOptions().setConnectionString(server.uri()).setMaxPoolSize(2).setMaxPoolWaiting(16)), scripts, false);
             // 5 per hour on the real clock: nothing refills during the test
             Policy p = Engine.policy("hourly", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1), 5);
             String key = Engine.newKey("hourly");

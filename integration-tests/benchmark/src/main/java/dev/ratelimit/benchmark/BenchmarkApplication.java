@@ -60,18 +60,18 @@ public class BenchmarkApplication implements QuarkusApplication {
 
             List<RedisCost.Row> cost = List.of();
             if (settings.runs("redis-cost")) {
-                cost = new RedisCost(limiter, new LuaScriptExecutor(redis), scripts, redis, admin, settings.keys()).measure();
+                cost = new RedisCost(limiter, new LuaScriptExecutor(vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME)), scripts, redis, admin, settings.keys()).measure();
             }
             List<LimiterSuite.Row> cells = List.of();
             if (settings.runs("limiter")) {
                 // the floors on an executor of the limiter's shape (its connections one per event loop unless
                 // bounded), on the same client's options
-                LuaScriptExecutor floors = new LuaScriptExecutor(redis,
+                LuaScriptExecutor floors = new LuaScriptExecutor(vertx.getDelegate(),
+                        clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME),
                         ConfigProvider.getConfig().getValue("quarkus.ratelimit.redis.max-batch", Integer.class),
                         ConfigProvider.getConfig().getOptionalValue("quarkus.ratelimit.redis.connections", Integer.class)
-                                .orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP),
-                        vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME));
-                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(redis), floors, redisUri, vertx, scripts,
+                                .orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP));
+                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME)), floors, redisUri, vertx, scripts,
                         admin).measure();
                 admin.call("FLUSHALL");
             }

@@ -18,6 +18,7 @@ import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.RedisKeys;
@@ -127,10 +128,10 @@ final class Contenders {
      */
     static Operation pooledBackend(io.vertx.mutiny.redis.client.Redis pooled, LuaScriptRegistry scripts, Policy policy,
             String[] identities) {
-        LuaScriptExecutor perCall = new LuaScriptExecutor(pooled) {
+        LuaScriptExecutor perCall = new LuaScriptExecutor(null, new io.vertx.redis.client.RedisOptions()) { // never sends: execute is replaced
             @Override
             public <T> io.smallrye.mutiny.Uni<T> execute(LuaScript script, LuaScript batch,
-                    LuaScriptExecutor.BatchFormat format, Object tag, String[] keys, String[] args,
+                    BatchFormat format, Object tag, String[] keys, String[] args,
                     java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
                 io.vertx.mutiny.redis.client.Request r = io.vertx.mutiny.redis.client.Request
                         .cmd(io.vertx.mutiny.redis.client.Command.EVALSHA).arg(script.sha()).arg(keys.length);

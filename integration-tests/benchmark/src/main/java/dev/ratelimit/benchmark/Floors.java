@@ -3,6 +3,7 @@ package dev.ratelimit.benchmark;
 import java.util.function.Function;
 
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import io.vertx.redis.client.Request;
@@ -39,7 +40,7 @@ final class Floors {
      * A run of the GET/SET floor: the number of entries, the TTL, then each entry's cost; identical consecutive calls
      * go as one entry, as ours do (see {@link RepeatedCalls}), then pairs (entry, number of calls).
      */
-    private static final LuaScriptExecutor.BatchFormat GET_SET_RUN = new LuaScriptExecutor.BatchFormat() {
+    private static final BatchFormat GET_SET_RUN = new BatchFormat() {
         @Override
         public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
             request.arg(args.length);
@@ -61,7 +62,7 @@ final class Floors {
     };
 
     /** A run of {@code return 1}: the number of calls; one integer each in the reply. */
-    private static final LuaScriptExecutor.BatchFormat RETURN_ONE_RUN = new LuaScriptExecutor.BatchFormat() {
+    private static final BatchFormat RETURN_ONE_RUN = new BatchFormat() {
         @Override
         public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
             request.arg(args.length);

@@ -203,9 +203,9 @@ final class LimiterSuite {
                             String name = SHAPE + "max-batch " + s[0] + ", " + s[1] + " connections";
                             if (settings.measures(name)) {
                                 // one executor per shape for the whole run: an executor keeps its connections
-                                Shape shape = shapes.computeIfAbsent(name, n -> new Shape(pooledLarge, scripts, s[0], s[1]));
+                                Shape shape = shapes.computeIfAbsent(name, n -> new Shape(vertx.getDelegate(), redisUri, scripts, s[0], s[1]));
                                 group.add(new Contender(name, Contenders.backend(shape.backend,
-                                        limiter.policies().get("token-bucket"), ids), null, shape.redis::callsPerConnection));
+                                        limiter.policies().get("token-bucket"), ids), null, null));
                             }
                         }
                     }
@@ -303,15 +303,13 @@ final class LimiterSuite {
             Supplier<long[]> counters) {
     }
 
-    /** The backend on an executor of its own shape, on a client that counts the calls of each connection. */
+    /** The backend on an executor of its own shape (connections one per event loop, up to the bound). */
     private static final class Shape {
-        final CountingRedis redis;
         final RedisBackend backend;
 
-        Shape(Redis pooled, LuaScriptRegistry scripts, int maxBatch, int connections) {
-            this.redis = new CountingRedis(pooled.getDelegate());
-            this.backend = new RedisBackend(new LuaScriptExecutor(Redis.newInstance(redis), maxBatch, connections), scripts,
-                    false);
+        Shape(io.vertx.core.Vertx vertx, String redisUri, LuaScriptRegistry scripts, int maxBatch, int connections) {
+            this.backend = new RedisBackend(new LuaScriptExecutor(vertx,
+                    new RedisOptions().setConnectionString(redisUri), maxBatch, connections), scripts, false);
         }
     }
 

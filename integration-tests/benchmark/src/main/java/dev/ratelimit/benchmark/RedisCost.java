@@ -18,6 +18,7 @@ import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
@@ -152,9 +153,9 @@ final class RedisCost {
     private Captured capture(Policy policy) {
         LuaScript[] script = new LuaScript[1];
         String[][] args = new String[1][];
-        LuaScriptExecutor capturing = new LuaScriptExecutor(redis) {
+        LuaScriptExecutor capturing = new LuaScriptExecutor(null, new io.vertx.redis.client.RedisOptions()) { // never sends: execute is replaced
             @Override
-            public <T> Uni<T> execute(LuaScript s, LuaScript batch, LuaScriptExecutor.BatchFormat format, Object tag,
+            public <T> Uni<T> execute(LuaScript s, LuaScript batch, BatchFormat format, Object tag,
                     String[] k, String[] a, java.util.function.Function<io.vertx.redis.client.Response, T> convert) {
                 script[0] = s;
                 args[0] = a;

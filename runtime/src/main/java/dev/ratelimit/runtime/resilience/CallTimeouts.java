@@ -11,9 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jboss.logging.Logger;
 
+import dev.ratelimit.runtime.vertx.EventLoops;
 import io.netty.channel.EventLoop;
-import io.vertx.core.Context;
-import io.vertx.core.impl.ContextInternal;
 
 /**
  * Ends the backend calls that outlive the timeout. Every call gets the same timeout, so calls expire in
@@ -82,22 +81,13 @@ public final class CallTimeouts {
         if (lane != null) {
             return lane;
         }
-        EventLoop loop = currentEventLoop();
+        EventLoop loop = EventLoops.current();
         if (loop == null) {
             return shared;
         }
         lane = new Lane(new ArrayDeque<>(), loop, true);
         loopLanes.set(lane);
         return lane;
-    }
-
-    private static EventLoop currentEventLoop() {
-        if (!Context.isOnEventLoopThread()) {
-            return null;
-        }
-        ContextInternal context = ContextInternal.current();
-        EventLoop loop = context == null ? null : context.nettyEventLoop();
-        return loop != null && loop.inEventLoop() ? loop : null;
     }
 
     /** Calls in start order, swept on {@code scheduler}. */

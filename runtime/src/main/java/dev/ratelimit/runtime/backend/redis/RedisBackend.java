@@ -2,6 +2,7 @@ package dev.ratelimit.runtime.backend.redis;
 
 import dev.ratelimit.runtime.backend.redis.transport.ArrayReply;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
+import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
@@ -44,7 +46,7 @@ public class RedisBackend implements RateLimitBackend {
     /** The batch script; null on a cluster, where a batch would span slots. */
     private final LuaScript batch;
     private final Map<Algorithm, LuaScript> batchByAlgorithm = new EnumMap<>(Algorithm.class);
-    private final LuaScriptExecutor.BatchFormat policyTable = new PolicyTable();
+    private final BatchFormat policyTable = new PolicyTable();
     private final Map<String, Encoded> encodedPolicies = new ConcurrentHashMap<>();
 
     public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
@@ -125,14 +127,12 @@ public class RedisBackend implements RateLimitBackend {
 
     @Override
     public Uni<Void> ping() {
-        return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.PING))
-                .replaceWithVoid();
+        return executor.send(Request.cmd(Command.PING)).replaceWithVoid();
     }
 
     @Override
     public Uni<Void> forget(String key) {
-        return executor.redis.send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.DEL)
-                .arg(key)).replaceWithVoid();
+        return executor.send(Request.cmd(Command.DEL).arg(key)).replaceWithVoid();
     }
 
     /** Script modes (ARGV[2]): charge; check replying what a charge would leave; check replying the state as is. */
@@ -169,7 +169,7 @@ public class RedisBackend implements RateLimitBackend {
      * converts fewer arguments per decision (see {@code batch.lua}). The tags are the calls' policies. A run whose
      * policies all use one algorithm goes to that algorithm's batch script.
      */
-    private final class PolicyTable implements LuaScriptExecutor.BatchFormat {
+    private final class PolicyTable implements BatchFormat {
 
         @Override
         public LuaScript script(LuaScript all, Object[] tags) {
@@ -260,7 +260,7 @@ public class RedisBackend implements RateLimitBackend {
                     return false;
                 }
             }
-            return LuaScriptExecutor.BatchFormat.super.repeatsAllowed(args, tags);
+            return BatchFormat.super.repeatsAllowed(args, tags);
         }
 
         @Override

@@ -7,10 +7,9 @@ import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Redis;
-import io.vertx.mutiny.redis.client.Request;
-import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
 
 /**
  * Keeps the function libraries of past versions from piling up in Redis. Each version of the extension loads a library
@@ -41,7 +40,7 @@ public final class StaleLibraries {
      * Stamps {@code loaded} and deletes the libraries stamped longer than {@link #RETENTION_MILLIS} ago; never fails (a
      * user whose ACL forbids any of it keeps every library, as before). The names deleted, for tests and logs.
      */
-    public static Uni<List<String>> sweep(Redis redis, String registry, String loaded) {
+    public static Uni<List<String>> sweep(Commands redis, String registry, String loaded) {
         return redis.send(Request.cmd(Command.TIME)).chain(time -> {
             long now = time.get(0).toLong() * 1000 + time.get(1).toLong() / 1000;
             return redis.send(Request.cmd(Command.ZADD).arg(registry).arg(now).arg(loaded))
@@ -68,7 +67,7 @@ public final class StaleLibraries {
         return names;
     }
 
-    private static Uni<List<String>> delete(Redis redis, String registry, List<String> names) {
+    private static Uni<List<String>> delete(Commands redis, String registry, List<String> names) {
         Uni<Void> done = Uni.createFrom().voidItem();
         for (String name : names) {
             done = done.chain(() -> redis.send(Request.cmd(Command.FUNCTION).arg("DELETE").arg(name))

@@ -25,7 +25,7 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
     boolean functionSent;
     /** Set when it is gathered into a run (see {@link ScriptChannel#submit}): its place in the channel's order. */
     long seq;
-    /** Whether its format lets it stand with identical calls as one entry ({@link LuaScriptExecutor.BatchFormat#repeatable}). */
+    /** Whether its format lets it stand with identical calls as one entry ({@link BatchFormat#repeatable}). */
     boolean repeatable;
     /** Whether it repeats the call gathered just before it, and so joins that call's entry. */
     boolean joinsPrevious;

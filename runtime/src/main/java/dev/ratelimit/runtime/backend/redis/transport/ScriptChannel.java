@@ -11,24 +11,26 @@ import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
-import io.vertx.redis.client.impl.PooledRedisConnection;
 
 /**
- * One dedicated connection, connected on first use and replaced when lost. Calls sent while it
- * connects wait for it.
+ * One dedicated connection, connected on first use and replaced when lost. Calls sent while it connects wait for it.
+ * Its client is its own, built on its home context (a root context of the event loop it serves), so the connection
+ * lives on that loop; a connection that stalls is cut by closing that client, and the next call builds another.
  */
 final class ScriptChannel {
     final LuaScriptExecutor owner;
     final int index;
-    /** Opens the connection: a client of this channel's own (its event loop's), or the shared pool. */
-    final Redis client;
-    final boolean ownsClient;
+    /** The context its client is built on, and its connection's handlers run on. */
+    final Context home;
+    /** This channel's own client, built on first use and after a stalled connection was cut; guarded by {@code this}. */
+    private Redis client;
     volatile RedisConnection connection;
     /** Guarded by {@code this}. */
     Future<RedisConnection> connecting;
@@ -63,11 +65,10 @@ final class ScriptChannel {
      */
     boolean answering;
 
-    ScriptChannel(LuaScriptExecutor owner, int index, Redis client, boolean ownsClient) {
+    ScriptChannel(LuaScriptExecutor owner, int index, Context home) {
         this.owner = owner;
         this.index = index;
-        this.client = client;
-        this.ownsClient = ownsClient;
+        this.home = home;
     }
 
     void send(Request request, Handler<AsyncResult<Response>> handler) {
@@ -156,7 +157,7 @@ final class ScriptChannel {
     /**
      * Sends gathered calls, up to {@code maxBatch} entries and {@code maxRunCalls} calls, a lone one as itself;
      * returns how many it took. A run holding a call that cannot stand with others as one entry goes call by call
-     * (see {@link LuaScriptExecutor.BatchFormat#repeatsAllowed}), so it takes at most {@code maxBatch} calls.
+     * (see {@link BatchFormat#repeatsAllowed}), so it takes at most {@code maxBatch} calls.
      */
     int sendRun() {
         int max = owner.maxBatch;
@@ -269,11 +270,21 @@ final class ScriptChannel {
         if (connecting != null) {
             return connecting;
         }
-        // assigned before its handler is attached: a connection the pool hands out at once completes the
-        // future here, on this thread, and the handler must find it to clear it (cleared before it was
-        // assigned, a completed attempt stayed for good and every reconnection got the dead connection)
-        Future<RedisConnection> attempt = client.connect();
+        Promise<RedisConnection> opened = Promise.promise();
+        Future<RedisConnection> attempt = opened.future();
+        // assigned before it can complete (it completes on the home context, later): its handler must find it to
+        // clear it, or a completed attempt would stay for good and every reconnection get the dead connection
         connecting = attempt;
+        home.runOnContext(v -> {
+            Redis own;
+            try {
+                own = client();
+            } catch (RuntimeException e) {
+                opened.fail(e);
+                return;
+            }
+            own.connect().onComplete(opened);
+        });
         attempt.onComplete(ar -> {
             synchronized (this) {
                 if (connecting == attempt) {
@@ -294,31 +305,50 @@ final class ScriptChannel {
         return attempt;
     }
 
+    /** The client, built on the home context the first time (this runs there). */
+    private synchronized Redis client() {
+        if (client == null) {
+            client = owner.newClient(index);
+        }
+        return client;
+    }
+
     void retire(RedisConnection c, String why, boolean hung) {
+        Redis cut = null;
         synchronized (this) {
             if (connection != c) {
                 return; // already replaced
             }
             connection = null;
+            if (hung) {
+                // back in the client's pool a hung connection would hang its next user, and the public API has no
+                // way to cut one socket: close this channel's client, which closes its sockets (failing the calls
+                // still waiting on it); the next call builds another
+                cut = client;
+                client = null;
+            }
         }
         LuaScriptExecutor.LOG.debugf("Rate-limit Redis connection %d dropped (%s); the next call opens another", index, why);
-        if (hung && c instanceof PooledRedisConnection) {
-            // back in the pool a hung connection would hang its next user: close the socket, which
-            // fails the calls still waiting on it and evicts it (the public API cannot do this)
-            ((PooledRedisConnection) c).actual().forceClose();
+        if (cut != null) {
+            cut.close();
         } else {
             c.close(); // back to the pool, which evicts it if broken
         }
     }
 
-    /** Drops the connection, and closes the client if it is this channel's own. */
+    /** Drops the connection and closes this channel's client. */
     void close() {
         RedisConnection c = connection;
         if (c != null) {
             retire(c, "executor closed", false);
         }
-        if (ownsClient) {
-            client.close();
+        Redis own;
+        synchronized (this) {
+            own = client;
+            client = null;
+        }
+        if (own != null) {
+            own.close();
         }
     }
 }
