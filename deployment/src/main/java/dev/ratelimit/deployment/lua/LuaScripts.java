@@ -4,8 +4,10 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.luaj.vm2.LuaError;
@@ -20,8 +22,9 @@ import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 /**
  * Composes the script sources into the scripts Redis runs, and checks them.
  * <p>
- * Each algorithm lives in its own file; the three bucket algorithms share {@code bucket.lua}, which
- * comes before any of them. A script deciding one call is the prelude, {@code kv-entry.lua}
+ * Each algorithm lives in its own file, and names it ({@link Algorithm#scripts()}) after the file it shares
+ * with others, if any (the three bucket algorithms share {@code bucket.lua}); shared files come before any
+ * algorithm's own. A script deciding one call is the prelude, {@code kv-entry.lua}
  * (keys read and written at once), one or all algorithm files, the decide function and {@code entry.lua};
  * a script deciding a batch of calls is the prelude, {@code kv-batch.lua} (each key read and written once
  * per run), the algorithms, decide and {@code batch.lua}. {@code decide} carries every algorithm (for
@@ -41,8 +44,6 @@ final class LuaScripts {
     static final String BATCH = DIR + "batch.lua";
     static final String KV_ENTRY = DIR + "kv-entry.lua";
     static final String KV_BATCH = DIR + "kv-batch.lua";
-    /** The code the three bucket algorithms share; their own files only name it. */
-    static final String BUCKET = DIR + "bucket.lua";
     /** Frees a call's concurrency slots; a script of its own. */
     static final String RELEASE = DIR + "release.lua";
 
@@ -55,7 +56,7 @@ final class LuaScripts {
         paths.add(PRELUDE);
         paths.add(KV_ENTRY);
         paths.add(KV_BATCH);
-        paths.add(BUCKET);
+        paths.addAll(sharedAlgorithmPaths());
         for (Algorithm a : Algorithm.values()) {
             paths.add(algorithmPath(a));
         }
@@ -66,8 +67,22 @@ final class LuaScripts {
         return paths;
     }
 
+    /** The algorithm's own file: the last it names. */
     static String algorithmPath(Algorithm a) {
-        return DIR + a.configName() + ".lua";
+        List<String> own = a.scripts();
+        return DIR + own.get(own.size() - 1);
+    }
+
+    /** The files several algorithms share, each once, in the order the algorithms first name them. */
+    static Set<String> sharedAlgorithmPaths() {
+        Set<String> shared = new LinkedHashSet<>();
+        for (Algorithm a : Algorithm.values()) {
+            List<String> files = a.scripts();
+            for (String f : files.subList(0, files.size() - 1)) {
+                shared.add(DIR + f);
+            }
+        }
+        return shared;
     }
 
     /**
@@ -105,12 +120,13 @@ final class LuaScripts {
         String decide = sources.get(DECIDE);
         String entry = String.join("\n", prelude, sources.get(KV_ENTRY));
         String batch = String.join("\n", prelude, sources.get(KV_BATCH));
-        String bucket = sources.get(BUCKET);
-        StringBuilder all = new StringBuilder().append('\n').append(bucket);
+        StringBuilder all = new StringBuilder();
+        for (String shared : sharedAlgorithmPaths()) {
+            all.append('\n').append(sources.get(shared));
+        }
         for (Algorithm a : Algorithm.values()) {
-            String own = sources.get(algorithmPath(a));
-            all.append('\n').append(own);
-            String alg = a.usesBurst() ? bucket + "\n" + own : own;
+            all.append('\n').append(sources.get(algorithmPath(a)));
+            String alg = String.join("\n", a.scripts().stream().map(f -> sources.get(DIR + f)).toList());
             scripts.put(LuaScriptRegistry.DECIDE + "/" + a.configName(),
                     String.join("\n", entry, alg, decide, sources.get(ENTRY)));
             scripts.put(LuaScriptRegistry.BATCH + "/" + a.configName(),

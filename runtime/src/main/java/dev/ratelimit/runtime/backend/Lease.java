@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**
@@ -54,7 +53,7 @@ public final class Lease implements Runnable {
     /** Whether a call of these policies takes slots when charged. */
     public static boolean needed(Policy[] policies) {
         for (Policy p : policies) {
-            if (p.algorithm() == Algorithm.CONCURRENCY) {
+            if (p.algorithm().holdsLeases()) {
                 return true;
             }
         }

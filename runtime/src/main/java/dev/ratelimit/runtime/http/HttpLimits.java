@@ -16,7 +16,6 @@ import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig.HeaderFamily;
 import dev.ratelimit.runtime.key.KeyResolution;
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
@@ -119,7 +118,7 @@ public class HttpLimits {
             }
             plans = withPlan(plans, most, checks.size(), plan(p, rc));
             checks.add(new RateLimitCheck(p.name(), identity, s.cost()));
-            slots |= p.algorithm() == Algorithm.CONCURRENCY;
+            slots |= p.algorithm().holdsLeases();
         }
         if (path != null) {
             for (Policy p : pathPolicies) {
@@ -130,7 +129,7 @@ public class HttpLimits {
                     }
                     plans = withPlan(plans, most, checks.size(), plan(p, rc));
                     checks.add(new RateLimitCheck(p.name(), identity, 1));
-                    slots |= p.algorithm() == Algorithm.CONCURRENCY;
+                    slots |= p.algorithm().holdsLeases();
                 }
             }
         }

@@ -145,7 +145,7 @@ public final class DenyCache {
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
             long retryMs = reply.retryMillis(i);
-            if (reply.admitted(i) || p.shadow() || retryMs <= 0 || p.algorithm() == Algorithm.CONCURRENCY) {
+            if (reply.admitted(i) || p.shadow() || retryMs <= 0 || p.algorithm().holdsLeases()) {
                 // admitted, never enforced, never admissible (the limiter refuses such costs), or a slot in flight,
                 // which any request ending frees at any moment
                 continue;

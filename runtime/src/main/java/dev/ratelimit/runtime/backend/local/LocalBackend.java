@@ -8,16 +8,17 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.backend.local.LocalAlgorithms.Outcome;
-import dev.ratelimit.runtime.backend.local.LocalAlgorithms.State;
-import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.algorithm.InProcessAlgorithm;
+import dev.ratelimit.runtime.algorithm.Outcome;
+import dev.ratelimit.runtime.algorithm.State;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 
 /**
- * The seven algorithms in process (see {@link LocalAlgorithms}), with the semantics of the Lua
- * scripts. Used for {@code backend=local}, for {@code on-failure=local}
- * while Redis is away, and as the dev-mode default without Redis. State is per instance.
+ * Decides in process, each policy by its algorithm's twin of its Lua script ({@link InProcessAlgorithm}), with the
+ * semantics of the scripts; this class keeps the state per key, the locks, expiry and eviction. Used for
+ * {@code backend=local}, for {@code on-failure=local} while Redis is away, and as the dev-mode default without Redis.
+ * State is per instance.
  * <p>
  * Memory is bounded: expired state is ignored when read and swept every {@value #SWEEP_EVERY}
  * decisions, and at most {@code maxKeys} keys hold state. When a new key takes it over that, expired
@@ -105,7 +106,7 @@ public class LocalBackend implements RateLimitBackend {
             for (int i = stripes.length - 1; i >= 0; i--) {
                 locks[stripes[i]].unlock();
             }
-            eviction.trim(states, st -> st.expiresAt <= now, st -> st.share);
+            eviction.trim(states, st -> st.expiresAt() <= now, State::share);
             if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
                 sweep(now);
             }
@@ -125,28 +126,16 @@ public class LocalBackend implements RateLimitBackend {
     public void releaseNow(Policy[] policies, String[] keys, String lease, long nowMicros) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
         for (int i = 0; i < policies.length; i++) {
-            if (policies[i].algorithm() != Algorithm.CONCURRENCY) {
+            if (!policies[i].algorithm().holdsLeases()) {
                 continue;
             }
             ReentrantLock lock = locks[stripe(keys[i])];
             lock.lock();
             try {
+                // expired or not: a lease expired but not yet trimmed is still found (release.lua)
                 State st = states.get(keys[i]);
-                if (st != null && st.leases == null) {
-                    continue; // a value no concurrency policy wrote: nothing of ours to free or guard (as release.lua)
-                }
-                // a lease expired but not yet trimmed is still found, as ZREM finds it (release.lua)
-                LeaseSet leases = st == null ? new LeaseSet() : st.leases;
-                long tombstone = now + policies[i].windowMicros();
-                leases.release(lease, tombstone);
-                if (leases.isEmpty()) {
-                    if (st != null) {
-                        states.remove(keys[i], st);
-                    }
-                } else if (st == null || st.expiresAt < tombstone && leases.released(lease)) {
-                    states.put(keys[i], new State(LocalAlgorithms.CONCURRENCY, leases, Math.max(tombstone,
-                            st == null ? 0 : st.expiresAt)));
-                }
+                State next = policies[i].algorithm().inProcess().release(st, lease, now, policies[i].windowMicros());
+                store(keys[i], st, next);
             } finally {
                 lock.unlock();
             }
@@ -198,25 +187,19 @@ public class LocalBackend implements RateLimitBackend {
         boolean all = true;
         for (int i = 0; i < n; i++) {
             Policy p = policies[i];
-            State st = states.get(keys[i]);
-            if (st != null && st.expiresAt <= now) {
-                st = null;
+            InProcessAlgorithm algorithm = p.algorithm().inProcess();
+            State stored = states.get(keys[i]);
+            if (stored != null && stored.expiresAt() <= now) {
+                stored = null;
             }
-            if (p.algorithm() == Algorithm.SLIDING_WINDOW_LOG && st != null && st.kind != LocalAlgorithms.LOG) {
-                // as the script does, a log policy converts another algorithm's state when it reads it
-                st = LocalAlgorithms.adoptForLog(st, now, p.limit(), p.windowMicros());
-                if (st == null) {
-                    states.remove(keys[i]);
-                } else {
-                    states.put(keys[i], st);
-                }
+            State st = algorithm.read(stored, now, p.limit(), p.windowMicros());
+            store(keys[i], stored, st); // converted when read (as the script does), whatever is decided
+            outcomes[i] = algorithm.decide(st, now, p.limit(), p.windowMicros(), p.burst(), costs[i],
+                    dryRun ? null : lease);
+            if (st != null && !outcomes[i].ok()) {
+                st.share(HELD); // denied by its own state: a client at its limit, kept over any other
             }
-            outcomes[i] = LocalAlgorithms.check(p.algorithm(), st, now, p.limit(), p.windowMicros(), p.burst(),
-                    costs[i], dryRun ? null : lease);
-            if (st != null && !outcomes[i].ok) {
-                st.share = HELD; // denied by its own state: a client at its limit, kept over any other
-            }
-            if (!outcomes[i].ok && !p.shadow()) {
+            if (!outcomes[i].ok() && !p.shadow()) {
                 all = false;
             }
         }
@@ -228,30 +211,33 @@ public class LocalBackend implements RateLimitBackend {
             Outcome o = outcomes[i];
             long remaining;
             long reset;
-            if (all && o.ok && !asIs) {
+            if (all && o.ok() && !asIs) {
                 if (!dryRun) {
-                    for (long k = 0; k < o.logAppends; k++) {
-                        o.next.log.add(now);
-                    }
-                    if (o.leaseExpiresAt != 0) {
-                        if (lease == null) {
-                            throw new IllegalStateException("concurrency policy '" + policies[i].name()
-                                    + "' charged without a lease");
-                        }
-                        o.next.leases.take(lease, o.leaseExpiresAt, costs[i]);
-                    }
-                    o.next.share = share(policies[i], o.avail - costs[i]);
-                    states.put(keys[i], o.next);
+                    State next = o.charged(now, policies[i].windowMicros(), costs[i], lease);
+                    next.share(share(policies[i], o.avail() - costs[i]));
+                    states.put(keys[i], next);
                 }
-                remaining = o.avail - costs[i];
-                reset = o.reset;
+                remaining = o.avail() - costs[i];
+                reset = o.reset();
             } else {
-                remaining = o.avail;
-                reset = o.resetNow;
+                remaining = o.avail();
+                reset = o.resetNow();
             }
-            reply.policy(i, o.ok, remaining, o.retry > 0 ? millis(o.retry) : o.retry, reset > 0 ? millis(reset) : 0);
+            reply.policy(i, o.ok(), remaining, o.retry() > 0 ? millis(o.retry()) : o.retry(),
+                    reset > 0 ? millis(reset) : 0);
         }
         return reply.build();
+    }
+
+    /** Stores {@code next} in place of {@code stored} under {@code key}: {@code null} removes it. */
+    private void store(String key, State stored, State next) {
+        if (next == null) {
+            if (stored != null) {
+                states.remove(key, stored);
+            }
+        } else if (next != stored) {
+            states.put(key, next);
+        }
     }
 
     /** The share of its capacity a key has used, once {@code left} units are left (1: all of it). */
@@ -286,6 +272,6 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     private void sweep(long now) {
-        states.values().removeIf(st -> st.expiresAt <= now);
+        states.values().removeIf(st -> st.expiresAt() <= now);
     }
 }

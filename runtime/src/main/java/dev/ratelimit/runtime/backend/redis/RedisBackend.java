@@ -85,7 +85,7 @@ public class RedisBackend implements RateLimitBackend {
     public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
         List<Integer> held = new ArrayList<>(policies.length);
         for (int i = 0; i < policies.length; i++) {
-            if (policies[i].algorithm() == Algorithm.CONCURRENCY) {
+            if (policies[i].algorithm().holdsLeases()) {
                 held.add(i);
             }
         }
@@ -248,7 +248,7 @@ public class RedisBackend implements RateLimitBackend {
         @Override
         public boolean repeatable(String[] args, Object tag) {
             Policy[] ps = (Policy[]) tag;
-            return ps.length == 1 && ps[0].algorithm() != Algorithm.CONCURRENCY && CHARGE.equals(args[1]);
+            return ps.length == 1 && !ps[0].algorithm().holdsLeases() && CHARGE.equals(args[1]);
         }
 
         /** Every call {@link #repeatable}, at one time (a compact run has one). */

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**
@@ -41,7 +40,7 @@ public final class RedisKeys {
      */
     public static String key(String prefix, Policy policy, String identity) {
         String key = key(prefix, policy.name(), identity);
-        return policy.algorithm() == Algorithm.CONCURRENCY ? key + IN_FLIGHT : key;
+        return policy.algorithm().holdsLeases() ? key + IN_FLIGHT : key;
     }
 
     /** What ends the key of a concurrency policy. */

@@ -1,28 +1,20 @@
-package dev.ratelimit.runtime.backend.local;
-
-import static dev.ratelimit.runtime.backend.local.LocalAlgorithms.BUCKET;
-
-import dev.ratelimit.runtime.backend.local.LocalAlgorithms.Outcome;
-import dev.ratelimit.runtime.backend.local.LocalAlgorithms.State;
+package dev.ratelimit.runtime.algorithm;
 
 /**
- * Token bucket, leaky bucket and GCRA (one state, the theoretical arrival time) in process, as {@code bucket.lua} decides it, number for number.
+ * Token bucket, leaky bucket and GCRA (one state, the theoretical arrival time) in process, as {@code bucket.lua}
+ * decides them, number for number.
  */
-final class BucketAlgorithm {
+final class BucketAlgorithm implements InProcessAlgorithm {
+
+    /** The one twin of the three: their scripts only name {@code bucket.lua}'s function. */
+    static final BucketAlgorithm SHARED = new BucketAlgorithm();
 
     private BucketAlgorithm() {
     }
 
-    /** A bucket state's time in 1/limit microseconds, rounded up from another limit's (bucket_parse). */
-    static long[] bucketTime(State st, long limit) {
-        if (st.c == limit) {
-            return new long[] { st.a, st.b };
-        }
-        long b = (long) Math.ceil((double) st.b / st.c * limit - 1e-6);
-        if (b >= limit) {
-            return new long[] { st.a + 1, 0 };
-        }
-        return new long[] { st.a, Math.max(0, b) };
+    @Override
+    public String script() {
+        return "bucket.lua";
     }
 
     /** Whole microseconds from now until (a, b) plus k units, rounded up (bucket_until of bucket_add). */
@@ -33,18 +25,19 @@ final class BucketAlgorithm {
         return nb - carry * limit > 0 ? ea - now + 1 : ea - now;
     }
 
-    static Outcome check(State st, long now, long limit, long window, long burst, long cost) {
+    @Override
+    public Outcome decide(State st, long now, long limit, long window, long burst, long cost, String lease) {
         long qw = window / limit;
         long rw = window - qw * limit;
         long a = now;
         long b = 0;
         if (st != null) {
-            if (st.kind == BUCKET) {
-                long[] t = bucketTime(st, limit);
+            if (st instanceof BucketState bucket) {
+                long[] t = bucket.time(limit);
                 a = t[0];
                 b = t[1];
             } else {
-                long held = Math.min(LocalAlgorithms.unitsHeld(st, now, limit, window), burst);
+                long held = Math.min(st.unitsHeld(now, limit, window), burst);
                 long nb = held * rw;
                 a = now + held * qw + nb / limit;
                 b = nb % limit;
@@ -74,6 +67,6 @@ final class BucketAlgorithm {
         nb %= limit;
         long reset = until(na, nb, avail - cost + 1 - burst, qw, rw, limit, now);
         long drained = nb > 0 ? na + 1 : na;
-        return Outcome.allowed(avail, reset, nextNow, new State(BUCKET, na, nb, limit, null, drained));
+        return Outcome.allowed(avail, reset, nextNow, new BucketState(na, nb, limit, drained));
     }
 }

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.backend.local;
+package dev.ratelimit.runtime.algorithm;
 
 /**
  * The admitted times of a sliding log, oldest first, in a ring of primitive longs: 8 bytes an entry, where a

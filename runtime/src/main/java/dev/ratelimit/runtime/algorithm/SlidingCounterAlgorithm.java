@@ -1,37 +1,39 @@
-package dev.ratelimit.runtime.backend.local;
-
-import static dev.ratelimit.runtime.backend.local.LocalAlgorithms.COUNTER;
-import static dev.ratelimit.runtime.backend.local.LocalAlgorithms.FIXED;
-
-import dev.ratelimit.runtime.backend.local.LocalAlgorithms.Outcome;
-import dev.ratelimit.runtime.backend.local.LocalAlgorithms.State;
+package dev.ratelimit.runtime.algorithm;
 
 /**
  * The sliding window counter in process, as {@code sliding-window-counter.lua} decides it, number for number.
  */
-final class SlidingCounterAlgorithm {
+final class SlidingCounterAlgorithm implements InProcessAlgorithm {
 
-    private SlidingCounterAlgorithm() {
+    @Override
+    public String script() {
+        return "sliding-window-counter.lua";
     }
 
-    static Outcome check(State st, long now, long limit, long window, long cost) {
+    @Override
+    public Outcome decide(State st, long now, long limit, long window, long burst, long cost, String lease) {
         long idx = Math.floorDiv(now, window);
         long x = (idx + 1) * window - now;
         long prev = 0;
         long cur = 0;
         boolean sameWindow = false;
-        if (st != null) {
-            if (st.kind == FIXED || st.kind == COUNTER) {
-                if (st.a == idx) {
-                    prev = st.b;
-                    cur = st.c;
-                    sameWindow = st.kind == COUNTER;
-                } else if (st.a == idx - 1) {
-                    prev = st.c;
-                }
-            } else {
-                cur = Math.min(LocalAlgorithms.unitsHeld(st, now, limit, window), limit);
+        if (st instanceof CounterState c) {
+            if (c.index == idx) {
+                prev = c.previous;
+                cur = c.current;
+                sameWindow = true;
+            } else if (c.index == idx - 1) {
+                prev = c.current;
             }
+        } else if (st instanceof WindowState w) {
+            // a fixed window's count is the counter's current window (with none before it)
+            if (w.index == idx) {
+                cur = w.count;
+            } else if (w.index == idx - 1) {
+                prev = w.count;
+            }
+        } else if (st != null) {
+            cur = Math.min(st.unitsHeld(now, limit, window), limit);
         }
         long used = cur + (prev > 0 ? ceilRatio(prev, x, window) : 0);
         long avail = Math.max(0, limit - used);
@@ -43,8 +45,8 @@ final class SlidingCounterAlgorithm {
             return Outcome.denied(avail, counterWait(prev, cur, limit - cost, x, window), resetNow);
         }
         long reset = counterWait(prev, cur + cost, limit - (avail - cost) - 1, x, window);
-        long expiresAt = sameWindow ? st.expiresAt : now + x + window;
-        return Outcome.allowed(avail, reset, resetNow, new State(COUNTER, idx, prev, cur + cost, null, expiresAt));
+        long expiresAt = sameWindow ? st.expiresAt() : now + x + window;
+        return Outcome.allowed(avail, reset, resetNow, new CounterState(idx, prev, cur + cost, expiresAt));
     }
 
     /** The sign of {@code p * x - n * w}, exactly (the products may exceed a long). */

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.backend.local;
+package dev.ratelimit.runtime.algorithm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

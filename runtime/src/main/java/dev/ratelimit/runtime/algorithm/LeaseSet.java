@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.backend.local;
+package dev.ratelimit.runtime.algorithm;
 
 import java.util.HashMap;
 import java.util.Map;

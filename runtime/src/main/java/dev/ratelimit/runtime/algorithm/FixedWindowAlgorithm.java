@@ -1,0 +1,43 @@
+package dev.ratelimit.runtime.algorithm;
+
+/**
+ * The fixed window in process, as {@code fixed-window.lua} decides it, number for number.
+ */
+final class FixedWindowAlgorithm implements InProcessAlgorithm {
+
+    @Override
+    public String script() {
+        return "fixed-window.lua";
+    }
+
+    @Override
+    public Outcome decide(State st, long now, long limit, long window, long burst, long cost, String lease) {
+        long idx = Math.floorDiv(now, window);
+        long count = 0;
+        boolean keepTtl = false;
+        if (st instanceof WindowState w) {
+            if (w.index == idx) {
+                count = w.count;
+                keepTtl = count > 0;
+            }
+        } else if (st instanceof CounterState c) {
+            // the counter's current window is a fixed window's count
+            if (c.index == idx) {
+                count = c.current;
+                keepTtl = count > 0;
+            }
+        } else if (st != null) {
+            count = Math.min(st.unitsHeld(now, limit, window), limit);
+        }
+        long left = (idx + 1) * window - now;
+        long resetNow = count == 0 ? 0 : left;
+        if (cost > limit) {
+            return Outcome.denied(limit - count, -1, resetNow);
+        }
+        if (count + cost > limit) {
+            return Outcome.denied(limit - count, left, resetNow);
+        }
+        long expiresAt = keepTtl ? st.expiresAt() : now + left;
+        return Outcome.allowed(limit - count, left, resetNow, new WindowState(idx, count + cost, expiresAt));
+    }
+}

@@ -1,0 +1,42 @@
+package dev.ratelimit.runtime.algorithm;
+
+/**
+ * An algorithm deciding in process, the twin of its Lua script: the same semantics and the same arithmetic, so both
+ * backends give the same reply for the same state, number for number. The caller stores each key's {@link State},
+ * locks the key around every call and keeps to this order: {@link #read} the stored state, {@link #decide} on it, and
+ * once every policy of the call admits, store the outcome's {@link Outcome#charged charged} state.
+ * <p>
+ * Every quantity is an exact integer: a bucket's time is a pair {@code a + b / limit} microseconds (see
+ * {@code bucket.lua}), the counter's weighted estimate is compared by exact products, and waits are whole
+ * microseconds rounded up. A key holding another algorithm's state (a policy whose algorithm changed) is read as the
+ * units that state holds in use ({@link State#unitsHeld}), as the scripts' prelude reads it.
+ */
+public interface InProcessAlgorithm {
+
+    /** The Lua source this class mirrors, relative to {@code dev/ratelimit/lua/}. */
+    String script();
+
+    /**
+     * The state this algorithm reads from the state stored under a key ({@code null}: none, or expired); when it is
+     * not {@code stored} itself, the caller stores it in place of {@code stored} ({@code null}: removes it) whatever
+     * is then decided, as a script converting another algorithm's state when it reads it does.
+     */
+    default State read(State stored, long now, long limit, long window) {
+        return stored;
+    }
+
+    /**
+     * The verdict on one key at {@code now}, from the state {@link #read} returned, for a request of {@code cost}
+     * units. {@code lease}: the lease a charge would take (null for every other call).
+     */
+    Outcome decide(State state, long now, long limit, long window, long burst, long cost, String lease);
+
+    /**
+     * Frees what lease {@code lease} holds under a key whose stored state is {@code stored} (possibly expired) at
+     * {@code now}, for an algorithm {@link Algorithm#holdsLeases holding leases}. Returns the state to store: {@code
+     * stored} itself (possibly changed in place), another (to store instead) or {@code null} (nothing left).
+     */
+    default State release(State stored, String lease, long now, long window) {
+        return stored;
+    }
+}
