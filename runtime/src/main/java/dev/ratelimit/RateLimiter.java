@@ -5,94 +5,83 @@ import java.util.List;
 import io.smallrye.mutiny.Uni;
 
 /**
- * Programmatic access to the configured policies. Inject it anywhere:
+ * Programmatic access to the configured policies. A {@link RateLimitCheck} says what is asked (policy, key, cost,
+ * plan); {@code check} charges it, {@code state} reads it without charging, {@code reset} forgets the key. Several
+ * checks in one call are all-or-nothing; the string forms are shortcuts for one check on the policy's own values.
  *
  * <pre>
  * &#64;Inject
  * RateLimiter limiter;
  *
- * Uni&lt;RateLimitDecision&gt; d = limiter.check("api", userId);
- * Uni&lt;RateLimitDecision&gt; gold = limiter.check("api", "gold", userId, 1); // on the policy's plan "gold"
+ * Uni&lt;RateLimitDecision&gt; d = limiter.check("api", userId);                                // one unit
+ * Uni&lt;RateLimitDecision&gt; gold = limiter.check(RateLimitCheck.of("api", userId).cost(3).onPlan("gold"));
+ * RateLimitDecision both = limiter.checkBlocking(RateLimitCheck.of("api", userId),          // both or neither
+ *         RateLimitCheck.of("writes", userId).cost(5));
  * </pre>
  *
  * The reactive methods never block; the blocking ones must not be called on an event-loop thread.
- * <p>
- * A {@code plan} names one of a policy's plans ({@code quarkus.ratelimit.policies."<name>".plans."<plan>".*}), whose
- * values replace the policy's; {@code null} means the policy's own values. It applies to the policies that have
- * plans: a policy without plans ignores it, and a policy with plans but not this one decides on its own values (and
- * logs a warning once per plan name). Without a plan, every check is on the policy's own values.
  */
 public interface RateLimiter {
 
+    /**
+     * Decides {@code checks} together, all-or-nothing: if one denies, none is charged. Each check is decided on its
+     * own plan. The same policy and key more than once is one charge of the summed costs, so those checks must be on
+     * the same values (an {@link IllegalArgumentException} otherwise).
+     */
+    Uni<RateLimitDecision> check(List<RateLimitCheck> checks);
+
+    /** {@link #check(List)} of the checks written inline. */
+    default Uni<RateLimitDecision> check(RateLimitCheck... checks) {
+        return check(List.of(checks));
+    }
+
     /** Decides one unit of {@code policy} for {@code key}. */
     default Uni<RateLimitDecision> check(String policy, String key) {
-        return check(policy, key, 1);
+        return check(RateLimitCheck.of(policy, key));
     }
 
     /** Decides {@code cost} units of {@code policy} for {@code key}. */
     default Uni<RateLimitDecision> check(String policy, String key, int cost) {
-        return check(List.of(new RateLimitCheck(policy, key, cost)));
+        return check(RateLimitCheck.of(policy, key).cost(cost));
     }
 
-    /** Decides {@code cost} units of {@code policy} for {@code key} on {@code plan} (null: the policy's own values). */
-    default Uni<RateLimitDecision> check(String policy, String plan, String key, int cost) {
-        return check(List.of(new RateLimitCheck(policy, key, cost)), plan);
+    /** Blocking form of {@link #check(List)}. */
+    default RateLimitDecision checkBlocking(List<RateLimitCheck> checks) {
+        return check(checks).await().indefinitely();
     }
 
-    /** Decides several policies at once, all-or-nothing: if one denies, none is charged. */
-    Uni<RateLimitDecision> check(List<RateLimitCheck> checks);
-
-    /**
-     * Decides several policies at once, all-or-nothing, each on {@code plan} where it has plans (null: the policies'
-     * own values). Implementations that know no plans accept only {@code null}.
-     */
-    default Uni<RateLimitDecision> check(List<RateLimitCheck> checks, String plan) {
-        if (plan != null) {
-            throw new UnsupportedOperationException(getClass().getName() + " does not decide on plans");
-        }
-        return check(checks);
-    }
-
-    /** Blocking form of {@link #check(String, String, int)}. */
-    default RateLimitDecision checkBlocking(String policy, String key, int cost) {
-        return checkBlocking(List.of(new RateLimitCheck(policy, key, cost)));
+    /** Blocking form of {@link #check(RateLimitCheck...)}. */
+    default RateLimitDecision checkBlocking(RateLimitCheck... checks) {
+        return check(checks).await().indefinitely();
     }
 
     /** Blocking form of {@link #check(String, String)}. */
     default RateLimitDecision checkBlocking(String policy, String key) {
-        return checkBlocking(policy, key, 1);
+        return check(policy, key).await().indefinitely();
     }
 
-    /** Blocking form of {@link #check(String, String, String, int)}. */
-    default RateLimitDecision checkBlocking(String policy, String plan, String key, int cost) {
-        return checkBlocking(List.of(new RateLimitCheck(policy, key, cost)), plan);
+    /** Blocking form of {@link #check(String, String, int)}. */
+    default RateLimitDecision checkBlocking(String policy, String key, int cost) {
+        return check(policy, key, cost).await().indefinitely();
     }
-
-    /** Blocking form of {@link #check(List)}. */
-    RateLimitDecision checkBlocking(List<RateLimitCheck> checks);
 
     /**
-     * The state of {@code policy} for {@code key} as it stands, charging nothing: {@code allowed} is whether one unit
-     * would be admitted now, {@code remaining} the units available now (slots free, for a {@code concurrency} policy),
-     * {@code retryAfter} the wait for one unit when none is, {@code reset} the wait for more. The backend is asked
-     * directly: a failure or a timeout fails the {@code Uni} (no failure mode answers for it).
+     * The state of the check's policy for its key, on its plan, as it stands, charging nothing (so its cost plays no
+     * part): {@code allowed} is whether one unit would be admitted now, {@code remaining} the units available now
+     * (slots free, for a {@code concurrency} policy), {@code retryAfter} the wait for one unit when none is,
+     * {@code reset} the wait for more. The backend is asked directly: a failure or a timeout fails the {@code Uni} (no
+     * failure mode answers for it).
      */
+    Uni<PolicyDecision> state(RateLimitCheck check);
+
+    /** {@link #state(RateLimitCheck)} of {@code policy} for {@code key}, on the policy's own values. */
     default Uni<PolicyDecision> state(String policy, String key) {
-        return state(policy, null, key);
+        return state(RateLimitCheck.of(policy, key));
     }
 
-    /** {@link #state(String, String)} on {@code plan} (null: the policy's own values). */
-    default Uni<PolicyDecision> state(String policy, String plan, String key) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not read states");
-    }
-
-    /**
-     * Forgets what {@code policy} holds for {@code key}, on every plan: the key is idle again (its whole capacity;
-     * for a {@code concurrency} policy, no slot held: requests still running release nothing then). Also forgets the
-     * key's recent denials kept in this instance and, under the {@code local} failure mode, the state counted here.
-     */
-    default Uni<Void> reset(String policy, String key) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not reset keys");
+    /** Blocking form of {@link #state(RateLimitCheck)}. */
+    default PolicyDecision stateBlocking(RateLimitCheck check) {
+        return state(check).await().indefinitely();
     }
 
     /** Blocking form of {@link #state(String, String)}. */
@@ -100,13 +89,16 @@ public interface RateLimiter {
         return state(policy, key).await().indefinitely();
     }
 
+    /**
+     * Forgets what {@code policy} holds for {@code key}, on every plan: the key is idle again (its whole capacity;
+     * for a {@code concurrency} policy, no slot held: requests still running release nothing then). Also forgets the
+     * key's recent denials kept in this instance and, under the {@code local} failure mode, the state counted here.
+     * The backend is asked directly, as for {@link #state(RateLimitCheck)}.
+     */
+    Uni<Void> reset(String policy, String key);
+
     /** Blocking form of {@link #reset(String, String)}. */
     default void resetBlocking(String policy, String key) {
         reset(policy, key).await().indefinitely();
-    }
-
-    /** Blocking form of {@link #check(List, String)}. */
-    default RateLimitDecision checkBlocking(List<RateLimitCheck> checks, String plan) {
-        return plan == null ? checkBlocking(checks) : check(checks, plan).await().indefinitely();
     }
 }

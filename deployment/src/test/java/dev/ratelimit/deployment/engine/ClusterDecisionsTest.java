@@ -220,8 +220,8 @@ class ClusterDecisionsTest {
         assertEquals(3, remaining(check, 0), () -> "the denied request charged user A: " + show(check));
 
         // the same through the public API: decided by Redis, not by a failure mode
-        RateLimitDecision decision = limiter.checkBlocking(java.util.List.of(new RateLimitCheck("per-user", Engine.newIdentity(), 1),
-                new RateLimitCheck("site", "everyone-" + Engine.newIdentity(), 1)));
+        RateLimitDecision decision = limiter.checkBlocking(RateLimitCheck.of("per-user", Engine.newIdentity()),
+                RateLimitCheck.of("site", "everyone-" + Engine.newIdentity()));
         assertTrue(decision.allowed(), decision.toString());
         assertEquals(RateLimitDecision.Source.REDIS, decision.source(), decision.toString());
     }

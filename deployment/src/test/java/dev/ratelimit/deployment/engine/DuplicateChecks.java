@@ -30,18 +30,18 @@ abstract class DuplicateChecks {
     @Test
     void theSamePolicyAndKeyTwiceIsChargedOnceWithTheCostsAdded() {
         String key = "dup-" + System.nanoTime();
-        RateLimitDecision d = limiter.checkBlocking(List.of(new RateLimitCheck("api", key, 5),
-                new RateLimitCheck("api", key, 1)));
+        RateLimitDecision d = limiter.checkBlocking(RateLimitCheck.of("api", key).cost(5),
+                RateLimitCheck.of("api", key));
         assertTrue(d.allowed());
         assertEquals(2, d.policies().size(), "one decision per check, as for distinct keys");
         for (PolicyDecision p : d.policies()) {
             assertEquals(4, p.remaining(), d.toString());
         }
         // 4 left: 3 + 2 do not fit together, and a denied call charges nothing
-        RateLimitDecision denied = limiter.checkBlocking(List.of(new RateLimitCheck("api", key, 3),
-                new RateLimitCheck("api", key, 2)));
+        RateLimitDecision denied = limiter.checkBlocking(RateLimitCheck.of("api", key).cost(3),
+                RateLimitCheck.of("api", key).cost(2));
         assertFalse(denied.allowed(), denied.toString());
-        RateLimitDecision rest = limiter.checkBlocking(List.of(new RateLimitCheck("api", key, 4)));
+        RateLimitDecision rest = limiter.checkBlocking(List.of(RateLimitCheck.of("api", key).cost(4)));
         assertTrue(rest.allowed(), "the denied pair took nothing: 4 are left");
         assertEquals(0, rest.policies().get(0).remaining());
     }

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimiter;
@@ -106,12 +107,12 @@ class PlansOnLocalBackendTest {
     @Test
     void programmaticChecksNameThePlan() {
         for (int i = 0; i < 4; i++) {
-            RateLimitDecision d = limiter.check("log", "gold", "prog", 1).await().indefinitely();
+            RateLimitDecision d = limiter.check(RateLimitCheck.of("log", "prog").onPlan("gold")).await().indefinitely();
             assertTrue(d.allowed(), d.toString());
             assertEquals(4, d.limit());
             assertEquals(Source.LOCAL, d.source());
         }
-        assertFalse(limiter.checkBlocking("log", "gold", "prog", 1).allowed());
-        assertEquals(2, limiter.checkBlocking("log", null, "prog-base", 1).limit());
+        assertFalse(limiter.checkBlocking(RateLimitCheck.of("log", "prog").onPlan("gold")).allowed());
+        assertEquals(2, limiter.checkBlocking("log", "prog-base").limit());
     }
 }

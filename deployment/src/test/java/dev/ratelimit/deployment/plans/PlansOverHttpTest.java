@@ -196,31 +196,53 @@ class PlansOverHttpTest {
 
     @Test
     void programmaticChecksNameThePlan() {
+        RateLimitCheck gold = RateLimitCheck.of("api", "prog-gold").onPlan("gold");
         for (int i = 0; i < 5; i++) {
-            RateLimitDecision d = limiter.checkBlocking("api", "gold", "prog-gold", 1);
+            RateLimitDecision d = limiter.checkBlocking(gold);
             assertTrue(d.allowed(), d.toString());
             assertEquals(5, d.limit());
             assertEquals(4 - i, d.remaining());
         }
-        assertFalse(limiter.checkBlocking("api", "gold", "prog-gold", 1).allowed());
+        assertFalse(limiter.checkBlocking(gold).allowed());
 
-        RateLimitDecision reactive = limiter.check("api", "gold", "prog-reactive", 2).await().indefinitely();
+        RateLimitDecision reactive = limiter.check(RateLimitCheck.of("api", "prog-reactive").cost(2).onPlan("gold"))
+                .await().indefinitely();
         assertEquals(5, reactive.limit());
         assertEquals(3, reactive.remaining());
 
-        assertEquals(2, limiter.checkBlocking("api", null, "prog-base", 1).limit());
+        assertEquals(2, limiter.checkBlocking(RateLimitCheck.of("api", "prog-base").onPlan(null)).limit());
         assertEquals(2, limiter.checkBlocking("api", "prog-base", 1).limit());
-        assertEquals(2, limiter.checkBlocking("api", "platinum", "prog-unknown", 1).limit());
-
-        // one plan for several policies: it applies where the policy has it, a policy without plans ignores it
-        RateLimitDecision both = limiter.checkBlocking(
-                List.of(new RateLimitCheck("api", "prog-both", 1), new RateLimitCheck("plain", "prog-both", 1)), "gold");
-        assertEquals(List.of(5L, 2L), both.policies().stream().map(PolicyDecision::limit).toList());
+        assertEquals(2, limiter.checkBlocking(RateLimitCheck.of("api", "prog-unknown").onPlan("platinum")).limit());
 
         // gold's capacity is 5: a cost of 6 could never be admitted on it, and the message says what to raise
         IllegalArgumentException tooMuch = assertThrows(IllegalArgumentException.class,
-                () -> limiter.checkBlocking("api", "gold", "prog-cost", 6));
+                () -> limiter.checkBlocking(RateLimitCheck.of("api", "prog-cost").cost(6).onPlan("gold")));
         assertTrue(tooMuch.getMessage().contains("quarkus.ratelimit.policies.api.plans.gold.limit"), tooMuch.getMessage());
-        assertTrue(limiter.checkBlocking("api", "gold", "prog-cost", 5).allowed());
+        assertTrue(limiter.checkBlocking(RateLimitCheck.of("api", "prog-cost").cost(5).onPlan("gold")).allowed());
+    }
+
+    @Test
+    void eachCheckOfACallIsOnItsOwnPlan() {
+        // a policy without plans ignores the name; the others decide on the plan their own check names
+        RateLimitDecision mixed = limiter.checkBlocking(RateLimitCheck.of("api", "prog-mixed").onPlan("gold"),
+                RateLimitCheck.of("plain", "prog-mixed").onPlan("gold"), RateLimitCheck.of("api", "prog-mixed-base"));
+        assertEquals(List.of(5L, 2L, 2L), mixed.policies().stream().map(PolicyDecision::limit).toList());
+
+        // one key of one policy twice is one charge: on one plan's values, so two plans are refused, charging nothing
+        IllegalArgumentException twoPlans = assertThrows(IllegalArgumentException.class,
+                () -> limiter.check(RateLimitCheck.of("api", "prog-two-plans").onPlan("gold"),
+                        RateLimitCheck.of("api", "prog-two-plans")));
+        assertTrue(twoPlans.getMessage().contains("policy 'api'"), twoPlans.getMessage());
+        assertEquals(5, limiter.stateBlocking(RateLimitCheck.of("api", "prog-two-plans").onPlan("gold")).remaining());
+
+        // the same plan twice, or an unknown one beside the base plan (both the policy's own values), merge as before
+        RateLimitDecision same = limiter.checkBlocking(RateLimitCheck.of("api", "prog-same").onPlan("gold"),
+                RateLimitCheck.of("api", "prog-same").cost(2).onPlan("gold"));
+        assertEquals(2, same.remaining(), same.toString());
+        // a state is read on the check's plan too: 3 used of gold's 5, and of the base plan's 2
+        assertEquals(2, limiter.stateBlocking(RateLimitCheck.of("api", "prog-same").onPlan("gold")).remaining());
+        assertEquals(0, limiter.stateBlocking("api", "prog-same").remaining());
+        assertTrue(limiter.checkBlocking(RateLimitCheck.of("api", "prog-base-twice").onPlan("platinum"),
+                RateLimitCheck.of("api", "prog-base-twice")).allowed());
     }
 }

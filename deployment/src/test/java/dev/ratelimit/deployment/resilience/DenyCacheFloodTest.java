@@ -104,7 +104,7 @@ class DenyCacheFloodTest {
 
         // a request with several policies: the first is answered by Redis (nothing is known yet of 'other', and a
         // cached answer must carry every policy's fields); its repeats are denied without Redis, reporting both
-        List<RateLimitCheck> both = List.of(new RateLimitCheck("other", "victim", 1), new RateLimitCheck("flood", "victim", 1));
+        List<RateLimitCheck> both = List.of(RateLimitCheck.of("other", "victim"), RateLimitCheck.of("flood", "victim"));
         RateLimitDecision first = limiter.checkBlocking(both);
         assertFalse(first.allowed());
         assertEquals(Source.REDIS, first.source());

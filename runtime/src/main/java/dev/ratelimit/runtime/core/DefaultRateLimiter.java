@@ -123,40 +123,23 @@ public class DefaultRateLimiter implements RateLimiter {
         return decision.source() == Source.FAILED_CLOSED ? failClosedStatus : 429;
     }
 
-    /** One check, without the list the interface's default wraps around it. */
+    /** One check, without the check and the list the interface's default wraps around it. */
     @Override
     public Uni<RateLimitDecision> check(String policy, String key, int cost) {
-        return check(policy, null, key, cost);
-    }
-
-    @Override
-    public Uni<RateLimitDecision> check(String policy, String plan, String key, int cost) {
         Policy[] ps = new Policy[1];
         String[] keys = new String[1];
         long[] costs = new long[1];
-        resolve(new RateLimitCheck(policy, key, cost), plan, ps, keys, costs, 0);
+        resolve(policy, key, cost, null, ps, keys, costs, 0);
         return decide(ps, keys, costs);
     }
 
     @Override
-    public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
-        return check(checks, (String) null);
+    public Uni<RateLimitDecision> check(String policy, String key) {
+        return check(policy, key, 1);
     }
 
     @Override
-    public Uni<RateLimitDecision> check(List<RateLimitCheck> checks, String plan) {
-        return checkOnPlans(checks, plan, null);
-    }
-
-    /**
-     * Several checks, all-or-nothing, each on its own plan: {@code plans[i]} for check {@code i} (null: the base plan),
-     * as a request's {@code PlanResolver} names them. {@code plans} may be null: every check on its base plan.
-     */
-    public Uni<RateLimitDecision> checkOnPlans(List<RateLimitCheck> checks, String[] plans) {
-        return checkOnPlans(checks, null, plans);
-    }
-
-    private Uni<RateLimitDecision> checkOnPlans(List<RateLimitCheck> checks, String plan, String[] plans) {
+    public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
         int n = checks.size();
         if (n == 0) {
             throw new IllegalArgumentException("at least one check is needed");
@@ -165,29 +148,31 @@ public class DefaultRateLimiter implements RateLimiter {
         String[] keys = new String[n];
         long[] costs = new long[n];
         for (int i = 0; i < n; i++) {
-            resolve(checks.get(i), plans == null ? plan : plans[i], ps, keys, costs, i);
+            RateLimitCheck c = checks.get(i);
+            resolve(c.policy(), c.key(), c.cost(), c.plan(), ps, keys, costs, i);
         }
         return decide(ps, keys, costs);
     }
 
     /**
-     * Puts the policy (on {@code plan}), key and cost of check {@code c} at index {@code i}, or says why it can never
-     * be decided. Every plan of a policy has the policy's name, hence its Redis key: a client moving between plans
-     * keeps what it used.
+     * Puts the policy (on {@code plan}), key and cost of one check at index {@code i}, or says why it can never be
+     * decided. Every plan of a policy has the policy's name, hence its Redis key: a client moving between plans keeps
+     * what it used.
      */
-    private void resolve(RateLimitCheck c, String plan, Policy[] ps, String[] keys, long[] costs, int i) {
-        Policy p = policies.get(c.policy(), plan);
-        if (c.cost() > p.capacity()) {
+    private void resolve(String policy, String key, int cost, String plan, Policy[] ps, String[] keys, long[] costs,
+            int i) {
+        Policy p = policies.get(policy, plan);
+        if (cost > p.capacity()) {
             String attribute = p.algorithm().usesBurst() ? "burst" : "limit";
-            boolean onPlan = p != policies.get(c.policy());
-            throw new IllegalArgumentException("cost " + c.cost() + " can never be admitted by policy '" + p.name()
+            boolean onPlan = p != policies.get(policy);
+            throw new IllegalArgumentException("cost " + cost + " can never be admitted by policy '" + p.name()
                     + "'" + (onPlan ? " on plan '" + plan + "'" : "") + ", whose capacity is " + p.capacity()
                     + "; lower the cost or raise " + (onPlan ? PolicyValidator.planProperty(p.name(), plan, attribute)
                             : PolicyValidator.property(p.name(), attribute)));
         }
         ps[i] = p;
-        keys[i] = RedisKeys.key(keyPrefix, p, c.key());
-        costs[i] = c.cost();
+        keys[i] = RedisKeys.key(keyPrefix, p, key);
+        costs[i] = cost;
     }
 
     private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
@@ -229,11 +214,11 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     @Override
-    public Uni<PolicyDecision> state(String policy, String plan, String key) {
-        Policy p = policies.get(policy, plan);
+    public Uni<PolicyDecision> state(RateLimitCheck check) {
+        Policy p = policies.get(check.policy(), check.plan());
         Policy[] ps = { p };
         Source source = remote == null ? Source.LOCAL : Source.REDIS;
-        return backend.peek(p, RedisKeys.key(keyPrefix, p, key)).ifNoItem().after(timeout)
+        return backend.peek(p, RedisKeys.key(keyPrefix, p, check.key())).ifNoItem().after(timeout)
                 .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
                 .map(r -> r.decision(ps, source).binding());
     }
@@ -252,16 +237,4 @@ public class DefaultRateLimiter implements RateLimiter {
         return backend.forget(k).ifNoItem().after(timeout)
                 .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout));
     }
-
-    @Override
-    public RateLimitDecision checkBlocking(List<RateLimitCheck> checks) {
-        // bounded: the backend call carries the timeout, the cache and the failure modes answer at once
-        return check(checks).await().indefinitely();
-    }
-
-    @Override
-    public RateLimitDecision checkBlocking(List<RateLimitCheck> checks, String plan) {
-        return check(checks, plan).await().indefinitely();
-    }
-
 }

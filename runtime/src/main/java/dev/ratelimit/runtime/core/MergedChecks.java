@@ -10,7 +10,8 @@ import dev.ratelimit.runtime.policy.Policy;
 /**
  * The same (policy, key) more than once in one call, as a repeated {@code @RateLimit} whose keys resolve alike
  * produces (ip and principal for an anonymous caller): one charge of the summed costs, decided once, and each check
- * reports that decision. The backends decide distinct keys only.
+ * reports that decision. The backends decide distinct keys only. All plans of a policy share its key, so checks on
+ * different plans of it merge too: one charge has one set of values, hence they are refused.
  */
 final class MergedChecks {
 
@@ -27,7 +28,11 @@ final class MergedChecks {
         this.slot = slot;
     }
 
-    /** The checks merged by key, or null when every key is distinct (the common case, found without allocating). */
+    /**
+     * The checks merged by key, or null when every key is distinct (the common case, found without allocating).
+     *
+     * @throws IllegalArgumentException when checks of one key are on different plans of their policy
+     */
     static MergedChecks of(Policy[] ps, String[] keys, long[] costs) {
         int n = keys.length;
         int[] slot = null;
@@ -39,6 +44,11 @@ final class MergedChecks {
                     same = j;
                     break;
                 }
+            }
+            if (same >= 0 && ps[same] != ps[i]) {
+                throw new IllegalArgumentException("policy '" + ps[i].name() + "' is checked more than once for one key"
+                        + " in one call, on different plans: those checks are one charge, decided on one plan's"
+                        + " values; name the same plan in each, or decide them in separate calls");
             }
             if (same >= 0 && slot == null) {
                 slot = new int[n];

@@ -13,6 +13,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.runtime.BackendChoice;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.RateLimitProducer;
@@ -151,7 +152,7 @@ public class RateLimitJsonRpcService {
             return Uni.createFrom().item(Map.<String, Object> of("error", problem));
         }
         String onPlan = KeyQuery.plan(plan);
-        return limiter.state(policy, onPlan, key)
+        return limiter.state(RateLimitCheck.of(policy, key).onPlan(onPlan))
                 .map(d -> state(limiter.policies().get(policy, onPlan), onPlan, key, d))
                 .onFailure().recoverWithItem(RateLimitJsonRpcService::unanswered);
     }
@@ -167,7 +168,7 @@ public class RateLimitJsonRpcService {
             return Uni.createFrom().item(Map.<String, Object> of("error", problem));
         }
         return limiter.reset(policy, key)
-                .chain(() -> limiter.state(policy, null, key))
+                .chain(() -> limiter.state(policy, key))
                 .map(d -> {
                     Map<String, Object> state = state(limiter.policies().get(policy), null, key, d);
                     state.put("reset", true);

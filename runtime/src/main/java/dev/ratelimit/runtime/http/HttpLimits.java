@@ -53,10 +53,10 @@ public class HttpLimits {
     private final ResolverFailures resolverFailures;
 
     /**
-     * A request's checks, the plan of each ({@code plans} null when every check is on its base plan), and whether a
-     * {@code concurrency} policy among them takes slots when they are admitted.
+     * A request's checks, each on its plan, and whether a {@code concurrency} policy among them takes slots when they
+     * are admitted.
      */
-    public record RequestChecks(List<RateLimitCheck> checks, String[] plans, boolean takesSlots) {
+    public record RequestChecks(List<RateLimitCheck> checks, boolean takesSlots) {
         /** Whether no policy applies. */
         public boolean isEmpty() {
             return checks.isEmpty();
@@ -106,9 +106,7 @@ public class HttpLimits {
      * required key is missing and the configuration denies such requests.
      */
     public RequestChecks checks(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
-        int most = specs.length + (path == null ? 0 : pathPolicies.size());
         List<RateLimitCheck> checks = new ArrayList<>(specs.length + 1);
-        String[] plans = null;
         boolean slots = false;
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
@@ -116,8 +114,7 @@ public class HttpLimits {
             if (identity == KeyResolution.DENY) {
                 return null;
             }
-            plans = withPlan(plans, most, checks.size(), plan(p, rc));
-            checks.add(new RateLimitCheck(p.name(), identity, s.cost()));
+            checks.add(new RateLimitCheck(p.name(), identity, s.cost(), plan(p, rc, checks)));
             slots |= p.algorithm().holdsLeases();
         }
         if (path != null) {
@@ -127,18 +124,35 @@ public class HttpLimits {
                     if (identity == KeyResolution.DENY) {
                         return null;
                     }
-                    plans = withPlan(plans, most, checks.size(), plan(p, rc));
-                    checks.add(new RateLimitCheck(p.name(), identity, 1));
+                    checks.add(new RateLimitCheck(p.name(), identity, 1, plan(p, rc, checks)));
                     slots |= p.algorithm().holdsLeases();
                 }
             }
         }
-        return new RequestChecks(checks, plans, slots);
+        return new RequestChecks(checks, slots);
     }
 
     /** Decides a request's checks, all-or-nothing, each on its plan. */
     public Uni<RateLimitDecision> decide(RequestChecks checks) {
-        return limiter.checkOnPlans(checks.checks(), checks.plans());
+        return limiter.check(checks.checks());
+    }
+
+    /**
+     * The plan the application names for this request and policy, as {@link #plan(Policy, RoutingContext)}; asked once
+     * per policy: a policy named twice takes the plan of its check in {@code earlier} (checks of one key merge into one
+     * charge, which must be on one plan).
+     */
+    private String plan(Policy p, RoutingContext rc, List<RateLimitCheck> earlier) {
+        if (!plansApply(p, rc)) {
+            return null;
+        }
+        for (int i = 0; i < earlier.size(); i++) {
+            RateLimitCheck c = earlier.get(i);
+            if (c.policy().equals(p.name())) {
+                return c.plan();
+            }
+        }
+        return askPlan(p, rc);
     }
 
     /**
@@ -146,9 +160,14 @@ public class HttpLimits {
      * when the resolver throws (the base plan, see {@link ResolverFailures}).
      */
     private String plan(Policy p, RoutingContext rc) {
-        if (planResolver == null || rc == null || !limiter.policies().hasPlans(p.name())) {
-            return null;
-        }
+        return plansApply(p, rc) ? askPlan(p, rc) : null;
+    }
+
+    private boolean plansApply(Policy p, RoutingContext rc) {
+        return planResolver != null && rc != null && limiter.policies().hasPlans(p.name());
+    }
+
+    private String askPlan(Policy p, RoutingContext rc) {
         try {
             return planResolver.plan(p.name(), rc.request());
         } catch (RuntimeException e) {
@@ -165,16 +184,6 @@ public class HttpLimits {
             resolverFailures.failed(p.name(), "key", e, "the request is counted against the client address");
             return keys.ip(rc);
         }
-    }
-
-    /** {@code plans} with {@code plan} at {@code i}, allocated on the first plan (most requests have none). */
-    private static String[] withPlan(String[] plans, int most, int i, String plan) {
-        if (plan == null) {
-            return plans;
-        }
-        String[] all = plans == null ? new String[most] : plans;
-        all[i] = plan;
-        return all;
     }
 
     private static boolean appliesTo(Policy p, String path, String method) {
