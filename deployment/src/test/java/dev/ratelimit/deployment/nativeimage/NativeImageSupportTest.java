@@ -142,12 +142,14 @@ class NativeImageSupportTest {
     @Test
     void classesTalkingToRedisOrReadingClocksAreInitialisedAtRunTime() {
         List<String> runtime = seen().get(RUNTIME_INITIALIZED);
-        for (String name : List.of("redis.LuaScriptExecutor", "redis.RedisBackend", "local.LocalBackend",
-                "resilience.CircuitBreaker", "resilience.DenyCache", "DefaultRateLimiter")) {
+        for (String name : List.of("backend.redis.transport.LuaScriptExecutor",
+                "backend.redis.RedisBackend", "backend.local.LocalBackend", "resilience.CircuitBreaker",
+                "resilience.DenyCache", "core.DefaultRateLimiter")) {
             assertTrue(runtime.contains("dev.ratelimit.runtime." + name), name + " is not initialised at run time");
         }
         // what the build recorded lives in static state and the image heap: initialised at run time, it would be empty
-        for (String name : List.of("policy.RateLimitedMethods", "redis.LuaScriptRegistry", "redis.LuaScript",
+        for (String name : List.of("policy.RateLimitedMethods", "backend.redis.script.LuaScriptRegistry",
+                "backend.redis.script.LuaScript",
                 "RateLimitRecorder", "policy.RateLimitSpec")) {
             assertClassExists("dev.ratelimit.runtime." + name);
             assertFalse(runtime.contains("dev.ratelimit.runtime." + name), name + " must stay initialised at build time");

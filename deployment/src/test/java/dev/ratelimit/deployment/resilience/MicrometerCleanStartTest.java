@@ -68,7 +68,13 @@ class MicrometerCleanStartTest {
 
     @Test
     void poolMetersAreThoseOfThePoolsInUse() {
-        assertEquals(Source.REDIS, limiter.checkBlocking("api", "a").source());
+        // the first decision also opens the connection and loads the scripts: on a loaded machine it may outlast the
+        // timeout and be answered by the failure mode; what this test is about is the meters once Redis decides
+        Source source = limiter.checkBlocking("api", "a").source();
+        for (int i = 0; i < 50 && source != Source.REDIS; i++) {
+            source = limiter.checkBlocking("api", "a").source();
+        }
+        assertEquals(Source.REDIS, source);
 
         String metrics = RestAssured.get("/q/metrics").then().statusCode(200).extract().asString();
         String pool = "pool_name=\"<default>\"";
