@@ -3,7 +3,6 @@ package dev.ratelimit.runtime.backend.redis.transport;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import java.util.Arrays;
 
-import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
 import io.vertx.redis.client.Command;

@@ -4,7 +4,6 @@ import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import java.util.Arrays;
 import java.util.function.Function;
 
-import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;

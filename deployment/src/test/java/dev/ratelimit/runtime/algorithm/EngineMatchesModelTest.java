@@ -1,0 +1,206 @@
+package dev.ratelimit.runtime.algorithm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.runtime.algorithm.ReferenceModel.Limit;
+import dev.ratelimit.runtime.algorithm.Scenarios.Scenario;
+import dev.ratelimit.runtime.algorithm.Scenarios.Step;
+import dev.ratelimit.runtime.algorithm.ScriptRunner.Call;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.test.redis.RedisFixture;
+
+/**
+ * The engine against the {@link ReferenceModel}, over the whole configuration space ({@link Scenarios}). Every call
+ * is made on the model, on Redis one call per script run, on Redis in batch runs and on the in-process backend; the
+ * four replies must be identical, number for number. The output says how many cases were tried and with which seed;
+ * a failure shows the case shrunk to a short configuration and sequence.
+ */
+class EngineMatchesModelTest {
+
+    private static final AtomicLong CASES = new AtomicLong();
+    private static ScriptRunner redis;
+    /** The same calls as {@link #redis}, as calls of the function library (on keys of their own). */
+    private static ScriptRunner functions;
+
+    @BeforeAll
+    static void loadScripts() {
+        redis = new ScriptRunner(() -> RedisFixture.shared().client());
+        functions = new ScriptRunner(() -> RedisFixture.shared().client(), true);
+    }
+
+    @AfterAll
+    static void close() {
+        redis.close();
+        functions.close();
+    }
+
+    @Test
+    void everyBackendDecidesAsTheModelForGeneratedPoliciesAndSequences() {
+        long compact = ScriptRunner.COMPACT_RUNS.get();
+        long repeated = ScriptRunner.REPEATED_CALLS.get();
+        PropertySearch.check("engine vs model", Scenarios::generate, Scenarios::simpler, EngineMatchesModelTest::play);
+        System.out.println("engine vs model: " + (ScriptRunner.COMPACT_RUNS.get() - compact)
+                + " batch runs in the compact form, " + (ScriptRunner.REPEATED_CALLS.get() - repeated)
+                + " of their calls identical to the one before");
+    }
+
+    /** Plays a scenario on the model and on every backend, comparing each reply with the model's. */
+    static void play(Scenario s) {
+        long id = CASES.incrementAndGet();
+        int n = s.limits().size();
+        Limit[] limits = s.limits().toArray(Limit[]::new);
+        Policy[] policies = new Policy[n];
+        String[] single = new String[n];
+        String[] batched = new String[n];
+        String[] singleFunction = new String[n];
+        String[] batchedFunction = new String[n];
+        String[] local = new String[n];
+        for (int i = 0; i < n; i++) {
+            policies[i] = policy("p" + i, limits[i]);
+            single[i] = Engine.prefix() + ":model" + id + ":{s}:p" + i;
+            batched[i] = Engine.prefix() + ":model" + id + ":{b}:p" + i;
+            singleFunction[i] = Engine.prefix() + ":model" + id + ":{fs}:p" + i;
+            batchedFunction[i] = Engine.prefix() + ":model" + id + ":{fb}:p" + i;
+            local[i] = "p" + i;
+        }
+        ReferenceModel model = new ReferenceModel();
+        LocalBackend backend = new LocalBackend();
+        long now = Scenarios.EPOCH + s.start();
+        List<Call> run = new ArrayList<>();
+        List<Call> functionRun = new ArrayList<>();
+        List<long[]> expectedInRun = new ArrayList<>();
+        List<String> describedInRun = new ArrayList<>();
+        // the lease of each call charged so far and its costs, for the releases of later steps
+        List<String> leases = new ArrayList<>();
+        List<long[]> leaseCosts = new ArrayList<>();
+        for (int k = 0; k < s.steps().size(); k++) {
+            Step st = s.steps().get(k);
+            now += st.gap();
+            boolean ahead = st.release() >= Scenarios.AHEAD;
+            if (st.release() >= 0 && (ahead || !leases.isEmpty())) {
+                // a release is not part of a batch run: the run so far goes first
+                if (!run.isEmpty()) {
+                    compareRun(run, functionRun, expectedInRun, describedInRun);
+                }
+                int which = ahead ? -1 : st.release() % leases.size();
+                // ahead: the lease a later call will be charged with (or never is), released before its charge
+                String lease = ahead ? "L" + (k + st.release() - Scenarios.AHEAD) : leases.get(which);
+                long[] costs = ahead ? released(st.costs()) : leaseCosts.get(which);
+                model.release(limits, local, lease, now);
+                redis.release(limits, single, costs, lease, now);
+                redis.release(limits, batched, costs, lease, now);
+                functions.release(limits, singleFunction, costs, lease, now);
+                functions.release(limits, batchedFunction, costs, lease, now);
+                backend.releaseNow(policies, local, lease, now);
+            } else if (st.newRun() && !run.isEmpty()) {
+                compareRun(run, functionRun, expectedInRun, describedInRun);
+            }
+            long[] costs = st.costs();
+            // a call names a lease only when it has a concurrency policy, as the extension does
+            String lease = hasConcurrency(limits) ? "L" + k : null;
+            long[] expected = model.decide(limits, local, costs, now, st.dryRun(), lease);
+            String where = "step " + (k + 1) + " (" + st + ") at EPOCH + " + (now - Scenarios.EPOCH) + "us";
+            long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun(), lease));
+            assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
+                    + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
+            long[] fromFunction = functions.single(new Call(limits, singleFunction, costs, now, st.dryRun(), lease));
+            assertArrayEquals(expected, fromFunction, () -> "Redis function, one call per run, " + where + ": model "
+                    + Arrays.toString(expected) + " vs " + Arrays.toString(fromFunction));
+            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun(), lease).toScriptOrder();
+            assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
+                    + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
+            run.add(new Call(limits, batched, costs, now, st.dryRun(), lease));
+            functionRun.add(new Call(limits, batchedFunction, costs, now, st.dryRun(), lease));
+            if (lease != null && expected[0] == 1 && !st.dryRun()) {
+                // charged: its slots can be released; a shadow policy that denied took none (and its cost may be one
+                // the extension refuses before asking Redis: above the capacity)
+                long[] held = costs.clone();
+                for (int i = 0; i < n; i++) {
+                    if (expected[1 + 4 * i] == 0) {
+                        held[i] = 1;
+                    }
+                }
+                leases.add(lease);
+                leaseCosts.add(held);
+            }
+            expectedInRun.add(expected);
+            describedInRun.add(where);
+        }
+        if (!run.isEmpty()) {
+            compareRun(run, functionRun, expectedInRun, describedInRun);
+        }
+        // what is in flight afterwards: the same leases with the same units in the model and on Redis
+        for (int i = 0; i < n; i++) {
+            if (limits[i].algorithm().equals(Algorithm.CONCURRENCY.configName())) {
+                Map<String, Long> expected = model.inFlight(local[i], now);
+                for (String[] keys : List.of(single, batched)) {
+                    assertEquals(expected, redis.inFlight(keys[i], now), "leases in flight on Redis at the end");
+                }
+                for (String[] keys : List.of(singleFunction, batchedFunction)) {
+                    assertEquals(expected, functions.inFlight(keys[i], now),
+                            "leases in flight on Redis (function) at the end");
+                }
+            }
+        }
+    }
+
+    /**
+     * The costs a release of a call not charged yet names: the extension never sends a cost above a policy's capacity
+     * (it refuses such a call before asking Redis), and a tombstone is one member whatever the cost.
+     */
+    private static long[] released(long[] costs) {
+        long[] c = costs.clone();
+        for (int i = 0; i < c.length; i++) {
+            c[i] = Math.min(c[i], Scenarios.MAX_LOG_COST);
+        }
+        return c;
+    }
+
+    private static boolean hasConcurrency(Limit[] limits) {
+        for (Limit l : limits) {
+            if (l.algorithm().equals(Algorithm.CONCURRENCY.configName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static Policy policy(String name, Limit l) {
+        return new Policy(name, Algorithm.fromConfigName(l.algorithm()), l.limit(),
+                Duration.ofNanos(l.windowMicros() * 1000), l.burst(), "global", l.shadow(), FailureMode.FAIL_CLOSED);
+    }
+
+    /** Plays a run as a script and, on keys of its own, as a function, comparing each reply with the model's. */
+    private static void compareRun(List<Call> run, List<Call> functionRun, List<long[]> expected, List<String> where) {
+        compareReplies("Redis, batch run of ", redis.batch(run), expected, where);
+        compareReplies("Redis function, batch run of ", functions.batch(functionRun), expected, where);
+        run.clear();
+        functionRun.clear();
+        expected.clear();
+        where.clear();
+    }
+
+    private static void compareReplies(String how, List<long[]> replies, List<long[]> expected, List<String> where) {
+        for (int i = 0; i < replies.size(); i++) {
+            long[] e = expected.get(i);
+            long[] r = replies.get(i);
+            String w = where.get(i);
+            assertArrayEquals(e, r, () -> how + replies.size() + ", " + w + ": model " + Arrays.toString(e) + " vs "
+                    + Arrays.toString(r));
+        }
+    }
+}

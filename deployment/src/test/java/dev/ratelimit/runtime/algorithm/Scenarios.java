@@ -1,0 +1,336 @@
+package dev.ratelimit.runtime.algorithm;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import dev.ratelimit.runtime.algorithm.ReferenceModel.Limit;
+
+/**
+ * Generated configurations and request sequences over the whole space the extension accepts, and their simpler
+ * variants for shrinking (see {@link PropertySearch}).
+ * <p>
+ * Limits 1..10,000,000 (small ones most often, round and prime large ones too), windows 1 ms..7 days (round ones and
+ * any microsecond count), burst 1..limit and above it, one to three policies per call (some shadow), start times at
+ * the magnitude of Redis {@code TIME}, gaps from none through fractions of a unit to several windows, costs from 1
+ * to the capacity and one above it, dry runs, and the calls grouped into batch runs.
+ */
+final class Scenarios {
+
+    /** About the Redis clock in 2026 (µs); each case starts at a random offset from it. */
+    static final long EPOCH = 1_767_225_600_000_000L;
+    static final long MS = 1_000;
+    static final long DAY = 86_400_000_000L;
+    static final long MAX_LIMIT = 10_000_000;
+    /**
+     * A log and a set of leases store one member per unit: their costs (not their limits) stay small enough for
+     * thousands of cases.
+     */
+    static final long MAX_LOG_COST = 2_000;
+    private static final String[] ALGORITHMS = Arrays.stream(Algorithm.values()).map(Algorithm::configName)
+            .toArray(String[]::new);
+    private static final long[] ROUND_WINDOWS = { MS, 1_000 * MS, 60_000 * MS, 3_600_000 * MS, DAY, 7 * DAY };
+
+    private Scenarios() {
+    }
+
+    /**
+     * One call: the time since the previous one, each policy's cost, a dry run, whether a new batch run starts, and
+     * whose concurrency slots are released before it: -1 none; below {@link #AHEAD} an index into the calls charged
+     * so far, modulo their number (a call released before, or one without a concurrency policy, frees nothing); from
+     * {@link #AHEAD} on, the lease of the call {@code release - AHEAD} steps on from this one, released before it is
+     * charged (a release that overtook its charge: the charge must then take nothing), whether that call is admitted,
+     * denied, a dry run, or never made.
+     */
+    record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
+        @Override
+        public String toString() {
+            String freed = release < 0 ? "" : release >= AHEAD ? " release the lease of step +" + (release - AHEAD)
+                    : " release #" + release;
+            return "+" + gap + "us" + freed + " cost " + Arrays.toString(costs) + (dryRun ? " dry" : "")
+                    + (newRun ? " | new run" : "");
+        }
+    }
+
+    /** Step.release from here on names a lease of a call yet to come (see {@link Step}). */
+    static final int AHEAD = 1 << 20;
+
+    /** Policies (one key each) and the calls made on them; every call names all of them. */
+    record Scenario(List<Limit> limits, long start, List<Step> steps) {
+        @Override
+        public String toString() {
+            StringBuilder s = new StringBuilder("\n  start EPOCH + " + start + "us");
+            for (Limit l : limits) {
+                s.append("\n  ").append(l.algorithm()).append(" limit=").append(l.limit()).append(" window=")
+                        .append(l.windowMicros()).append("us burst=").append(l.burst())
+                        .append(l.shadow() ? " shadow" : "");
+            }
+            for (Step st : steps) {
+                s.append("\n    ").append(st);
+            }
+            return s.toString();
+        }
+    }
+
+    static Scenario generate(Random r) {
+        int n = pick(r, 60, 25, 15) + 1;
+        List<Limit> limits = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            limits.add(limit(r));
+        }
+        int count = r.nextInt(4) == 0 ? 1 + r.nextInt(40) : 1 + r.nextInt(12);
+        List<Step> steps = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Step st = step(r, limits);
+            if (i > 0 && r.nextInt(5) == 0) {
+                // a burst of identical calls at one instant, as on a hot key: the same costs, charged, in the same run
+                Step prev = steps.get(i - 1);
+                st = new Step(0, prev.costs(), false, false, -1);
+            }
+            steps.add(st);
+        }
+        return new Scenario(limits, (long) (r.nextDouble() * 1e12), steps);
+    }
+
+    static Limit limit(Random r) {
+        String alg = ALGORITHMS[r.nextInt(ALGORITHMS.length)];
+        long limit;
+        switch (pick(r, 40, 25, 25, 10)) {
+            case 0:
+                limit = 1 + r.nextInt(10);
+                break;
+            case 1:
+                limit = 1 + r.nextInt(1_000);
+                break;
+            case 2:
+                limit = logUniform(r, 1, MAX_LIMIT);
+                break;
+            default:
+                limit = new long[] { MAX_LIMIT, 9_999_991, 3_000_000 }[r.nextInt(3)];
+        }
+        long window;
+        switch (pick(r, 30, 50, 20)) {
+            case 0:
+                window = ROUND_WINDOWS[r.nextInt(ROUND_WINDOWS.length)];
+                break;
+            case 1:
+                window = logUniform(r, MS, 7 * DAY);
+                break;
+            default:
+                window = MS + r.nextInt(9_000);
+        }
+        long burst = limit;
+        if (Algorithm.fromConfigName(alg).usesBurst()) {
+            switch (pick(r, 25, 25, 35, 15)) {
+                case 0:
+                    burst = 1;
+                    break;
+                case 1:
+                    burst = limit;
+                    break;
+                case 2:
+                    burst = 1 + (long) (r.nextDouble() * limit);
+                    break;
+                default:
+                    burst = Math.min(MAX_LIMIT, limit + (long) (r.nextDouble() * 3 * limit));
+            }
+        }
+        return new Limit(alg, limit, window, burst, r.nextInt(10) == 0);
+    }
+
+    static Step step(Random r, List<Limit> limits) {
+        long unit = limits.stream().mapToLong(l -> Math.max(1, l.windowMicros() / l.limit())).min().orElse(1);
+        long window = limits.stream().mapToLong(Limit::windowMicros).max().orElse(1);
+        long gap;
+        switch (pick(r, 35, 30, 20, 10, 5)) {
+            case 0:
+                gap = 0;
+                break;
+            case 1:
+                gap = (long) (r.nextDouble() * 3 * unit);
+                break;
+            case 2:
+                gap = (long) (r.nextDouble() * window);
+                break;
+            case 3:
+                gap = window + (long) (r.nextDouble() * 2 * window);
+                break;
+            default:
+                gap = r.nextInt(10);
+        }
+        long[] costs = new long[limits.size()];
+        for (int i = 0; i < costs.length; i++) {
+            Limit l = limits.get(i);
+            long most = mostCost(l);
+            switch (pick(r, 55, 15, 15, 8, 7)) {
+                case 0:
+                    costs[i] = 1;
+                    break;
+                case 1:
+                    costs[i] = 1 + r.nextInt((int) Math.min(most, 10));
+                    break;
+                case 2:
+                    costs[i] = 1 + (long) (r.nextDouble() * most);
+                    break;
+                case 3:
+                    costs[i] = most;
+                    break;
+                default:
+                    costs[i] = l.burst() + 1;
+            }
+        }
+        int release = switch (pick(r, 67, 25, 8)) {
+            case 0 -> -1;
+            case 1 -> r.nextInt(8);
+            default -> AHEAD + r.nextInt(4); // this call's own lease, or one of the next three
+        };
+        return new Step(gap, costs, r.nextInt(10) == 0, r.nextInt(4) == 0, release);
+    }
+
+    private static long mostCost(Limit l) {
+        // a log and a set of leases store one member per unit
+        return l.algorithm().equals(Algorithm.SLIDING_WINDOW_LOG.configName())
+                || l.algorithm().equals(Algorithm.CONCURRENCY.configName()) ? Math.min(l.burst(), MAX_LOG_COST)
+                        : l.burst();
+    }
+
+    /** Simpler variants of a scenario, the boldest first: fewer steps, fewer policies, then smaller values. */
+    static List<Scenario> simpler(Scenario s) {
+        List<Scenario> out = new ArrayList<>();
+        List<Step> steps = s.steps();
+        int n = steps.size();
+        if (n > 1) {
+            out.add(withSteps(s, steps.subList(0, n / 2)));
+            out.add(withSteps(s, steps.subList(n / 2, n)));
+            for (int i = n - 1; i >= 0; i--) {
+                List<Step> fewer = new ArrayList<>(steps);
+                fewer.remove(i);
+                out.add(withSteps(s, fewer));
+            }
+        }
+        for (int i = 0; i < s.limits().size() && s.limits().size() > 1; i++) {
+            out.add(withoutLimit(s, i));
+        }
+        if (s.start() != 0) {
+            out.add(new Scenario(s.limits(), 0, steps));
+            out.add(new Scenario(s.limits(), s.start() / 2, steps));
+        }
+        for (int i = 0; i < n; i++) {
+            Step st = steps.get(i);
+            if (st.gap() != 0) {
+                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release())));
+                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release())));
+            }
+            for (int k = 0; k < st.costs().length; k++) {
+                long c = st.costs()[k];
+                if (c > 1) {
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release())));
+                }
+            }
+            if (st.dryRun()) {
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release())));
+            }
+            if (st.newRun()) {
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release())));
+            }
+            if (st.release() >= 0) {
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1)));
+                if (st.release() > AHEAD) {
+                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD)));
+                }
+            }
+        }
+        for (int i = 0; i < s.limits().size(); i++) {
+            Limit l = s.limits().get(i);
+            if (l.shadow()) {
+                out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false)));
+            }
+            boolean bucket = Algorithm.fromConfigName(l.algorithm()).usesBurst();
+            for (long limit : new long[] { 1, l.limit() / 2, l.limit() - 1 }) {
+                if (limit >= 1 && limit < l.limit()) {
+                    long burst = bucket ? Math.min(l.burst(), MAX_LIMIT) : limit;
+                    out.add(withLimit(s, i, new Limit(l.algorithm(), limit, l.windowMicros(), burst, l.shadow())));
+                }
+            }
+            if (bucket) {
+                for (long burst : new long[] { 1, l.limit(), l.burst() / 2, l.burst() - 1 }) {
+                    if (burst >= 1 && burst < l.burst()) {
+                        out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), burst, l.shadow())));
+                    }
+                }
+            }
+            for (long window : new long[] { MS, 1_000 * MS, l.windowMicros() / 2, l.windowMicros() / MS * MS }) {
+                if (window >= MS && window < l.windowMicros()) {
+                    out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), window, l.burst(), l.shadow())));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Scenario withSteps(Scenario s, List<Step> steps) {
+        return new Scenario(s.limits(), s.start(), new ArrayList<>(steps));
+    }
+
+    private static Scenario withStep(Scenario s, int i, Step st) {
+        List<Step> steps = new ArrayList<>(s.steps());
+        steps.set(i, st);
+        return new Scenario(s.limits(), s.start(), steps);
+    }
+
+    /** The scenario with policy i replaced, every cost kept within what the new policy's generator would draw. */
+    private static Scenario withLimit(Scenario s, int i, Limit l) {
+        List<Limit> limits = new ArrayList<>(s.limits());
+        limits.set(i, l);
+        List<Step> steps = new ArrayList<>();
+        for (Step st : s.steps()) {
+            long[] costs = st.costs().clone();
+            costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? l.burst() + 1 : mostCost(l));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release()));
+        }
+        return new Scenario(limits, s.start(), steps);
+    }
+
+    private static Scenario withoutLimit(Scenario s, int i) {
+        List<Limit> limits = new ArrayList<>(s.limits());
+        limits.remove(i);
+        List<Step> steps = new ArrayList<>();
+        for (Step st : s.steps()) {
+            long[] costs = new long[limits.size()];
+            for (int k = 0, j = 0; k < st.costs().length; k++) {
+                if (k != i) {
+                    costs[j++] = st.costs()[k];
+                }
+            }
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release()));
+        }
+        return new Scenario(limits, s.start(), steps);
+    }
+
+    private static long[] with(long[] a, int i, long v) {
+        long[] b = a.clone();
+        b[i] = v;
+        return b;
+    }
+
+    /** An index drawn with the given weights. */
+    private static int pick(Random r, int... weights) {
+        int total = Arrays.stream(weights).sum();
+        int x = r.nextInt(total);
+        for (int i = 0; i < weights.length; i++) {
+            x -= weights[i];
+            if (x < 0) {
+                return i;
+            }
+        }
+        return weights.length - 1;
+    }
+
+    private static long logUniform(Random r, long from, long to) {
+        double v = Math.exp(Math.log(from) + r.nextDouble() * (Math.log(to) - Math.log(from)));
+        return Math.max(from, Math.min(to, Math.round(v)));
+    }
+}
