@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.backend.redis.RedisKeys;
+import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.test.redis.RedisClusterFixture;
 import dev.ratelimit.test.redis.RedisClusterFixture.Node;
 import dev.ratelimit.test.redis.RespClient;

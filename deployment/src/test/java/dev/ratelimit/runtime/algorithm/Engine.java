@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.backend.redis.RedisKeys;
+import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

@@ -24,7 +24,7 @@ import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
-import dev.ratelimit.runtime.backend.redis.RedisKeys;
+import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.test.QuarkusUnitTest;
 

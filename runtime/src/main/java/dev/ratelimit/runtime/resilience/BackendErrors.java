@@ -1,6 +1,6 @@
 package dev.ratelimit.runtime.resilience;
 
-import java.io.IOException;
+import dev.ratelimit.runtime.vertx.ConnectionErrors;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeoutException;
@@ -42,11 +42,7 @@ public final class BackendErrors {
 
     /** A failure that says the connection itself is gone (as opposed to an error reply from Redis). */
     public static boolean isConnectionLost(Throwable t) {
-        if (t instanceof IOException) {
-            return true;
-        }
-        String m = t.getMessage();
-        return m != null && (m.startsWith("CONNECTION_CLOSED") || m.startsWith("Connection is closed"));
+        return ConnectionErrors.isConnectionLost(t);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime.backend.redis;
 
+import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.algorithm.Engine;
 import static dev.ratelimit.runtime.algorithm.Engine.BASE;
 import static dev.ratelimit.runtime.algorithm.Engine.S;

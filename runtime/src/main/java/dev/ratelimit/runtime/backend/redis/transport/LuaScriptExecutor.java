@@ -13,7 +13,7 @@ import dev.ratelimit.runtime.backend.redis.script.Commands;
 import dev.ratelimit.runtime.backend.redis.script.FunctionLibrary;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import dev.ratelimit.runtime.backend.redis.script.ScriptLoading;
-import dev.ratelimit.runtime.resilience.BackendErrors;
+import dev.ratelimit.runtime.vertx.ConnectionErrors;
 import dev.ratelimit.runtime.vertx.EventLoops;
 import io.netty.channel.EventLoop;
 import io.smallrye.common.vertx.VertxContext;
@@ -189,7 +189,7 @@ public class LuaScriptExecutor implements Commands {
 
     /** A failure that says the connection itself is gone (as opposed to an error reply from Redis). */
     static boolean isConnectionLost(Throwable t) {
-        return BackendErrors.isConnectionLost(t);
+        return ConnectionErrors.isConnectionLost(t);
     }
 
     static Request request(Command command, String scriptOrSha, String[] keys, String[] args) {

@@ -90,17 +90,13 @@ final class ScriptChannel {
     }
 
     /**
-     * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered
-     * with the others of this event-loop turn, to go as one run when the turn ends or as soon as it
-     * is full: {@code maxBatch} entries, identical consecutive calls counting once (up to
-     * {@code maxRunCalls} calls). A call made by a caller being answered (the next call of a busy client) is gathered
-     * even when nothing is in flight, and ends the run once it holds half as many entries as calls are
-     * in flight: else the callers answered by one reply would all make their next calls into one run,
-     * and Redis and this thread would take turns, each idle while the other works. Cut that way,
-     * about two runs are in flight, and Redis works on one while this thread answers the callers
-     * of the other. A burst on one key is one entry however many calls it holds (up to
-     * {@code maxRunCalls}), and Redis decides it in a few steps: this rule does not cut it, and its
-     * calls go in one run rather than two of about the same cost.
+     * Sends a batchable call: alone when nothing is in flight or off an event loop, else gathered with the others of
+     * this event-loop turn, to go as one run when the turn ends or as soon as it is full ({@code maxBatch} entries,
+     * identical consecutive calls counting once, up to {@code maxRunCalls} calls). A call made by a caller being
+     * answered (the next call of a busy client) is gathered even when nothing is in flight, and ends the run once it
+     * holds half as many entries as calls are in flight: about two runs are then in flight, and Redis works on one
+     * while this thread answers the callers of the other, where one run would leave each idle while the other works.
+     * A burst on one key is one entry however many calls it holds, so this rule does not cut it.
      */
     void submit(PendingCall<?> p) {
         if (!answering && pending.get() == 0 && gatheredCount.get() == 0) {

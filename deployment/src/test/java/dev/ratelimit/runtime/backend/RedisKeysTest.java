@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.backend.redis;
+package dev.ratelimit.runtime.backend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,4 +1,4 @@
-package dev.ratelimit.runtime.backend.redis;
+package dev.ratelimit.runtime.backend;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
