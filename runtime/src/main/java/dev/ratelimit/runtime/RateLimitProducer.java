@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime;
 
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.config.HttpConfig;
 import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.config.StartupChecks;
@@ -162,7 +163,7 @@ public class RateLimitProducer {
         List<String> trustedProxies = ConfigProvider.getConfig()
                 .getOptionalValues("quarkus.http.proxy.trusted-proxies", String.class).orElse(List.of());
         return new KeyResolution(config.http().ipv6PrefixLength(),
-                config.http().missingHeader() == RateLimitRuntimeConfig.MissingHeader.DENY, httpConfig.proxy(),
+                config.http().missingHeader() == HttpConfig.MissingHeader.DENY, httpConfig.proxy(),
                 trustedProxies, resolvers);
     }
 
