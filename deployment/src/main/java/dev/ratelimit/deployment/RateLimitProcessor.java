@@ -133,7 +133,7 @@ class RateLimitProcessor {
     @BuildStep
     void validate(ValidationPhaseBuildItem validationPhase, CombinedIndexBuildItem index,
             List<RateLimitedMethodBuildItem> methods, BuildProducer<ValidationErrorBuildItem> errors) {
-        List<Throwable> problems = RateLimitValidator.validate(methods, new BuildTimePolicies(ConfigProvider.getConfig()),
+        List<Throwable> problems = RateLimitValidator.validate(methods, BuildTimePolicies.read(ConfigProvider.getConfig()),
                 index.getIndex());
         if (!problems.isEmpty()) {
             errors.produce(new ValidationErrorBuildItem(problems));

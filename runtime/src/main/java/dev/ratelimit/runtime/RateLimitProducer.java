@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime;
 
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.config.HttpConfig;
 import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.config.StartupChecks;
@@ -14,7 +15,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Typed;
 import jakarta.inject.Singleton;
 
-import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.KeyResolver;
@@ -61,6 +62,8 @@ public class RateLimitProducer {
     private volatile BackendChoice backendChoice;
     /** The property naming the Redis the limiter uses, once the limiter is built. */
     private volatile String hostsProperty;
+    /** Quarkus's configuration of the Redis client the limiter uses, once the limiter is built; null when it has none. */
+    private volatile RedisClientConfig redisClient;
 
     /**
      * The limiter. The default client has an injection point of its own, {@code defaultClient}: that is what makes
@@ -86,6 +89,7 @@ public class RateLimitProducer {
                 redisConfigured(redisConfig, clientName));
         this.backendChoice = choice;
         this.hostsProperty = hostsProperty(clientName);
+        this.redisClient = client(redisConfig, clientName);
         if (choice == BackendChoice.LOCAL) {
             LOG.debug("Rate limits are decided in process (quarkus.ratelimit.backend=local)");
         } else if (choice == BackendChoice.LOCAL_WITHOUT_REDIS) {
@@ -150,17 +154,21 @@ public class RateLimitProducer {
         return hostsProperty;
     }
 
+    /** Quarkus's configuration of the Redis client the limiter uses; null until the limiter is built, or without one. */
+    public RedisClientConfig redisClient() {
+        return redisClient;
+    }
+
     /** How the filter and the interceptor resolve a request's identity for a key source. */
     @Produces
     @Singleton
     KeyResolution keyResolution(RateLimitRuntimeConfig config, VertxHttpConfig httpConfig,
+            // as written: VertxHttpConfig has them only parsed, into a type whose members are package-private
+            @ConfigProperty(name = "quarkus.http.proxy.trusted-proxies") Optional<List<String>> trustedProxies,
             @Any Instance<KeyResolver> resolvers) {
-        // the entries as written: Quarkus's parsed form of them cannot be read from outside its package
-        List<String> trustedProxies = ConfigProvider.getConfig()
-                .getOptionalValues("quarkus.http.proxy.trusted-proxies", String.class).orElse(List.of());
         return new KeyResolution(config.http().ipv6PrefixLength(),
-                config.http().missingHeader() == RateLimitRuntimeConfig.MissingHeader.DENY, httpConfig.proxy(),
-                trustedProxies, resolvers);
+                config.http().missingHeader() == HttpConfig.MissingHeader.DENY, httpConfig.proxy(),
+                trustedProxies.orElse(List.of()), resolvers);
     }
 
     @Produces

@@ -1,15 +1,21 @@
 package dev.ratelimit.deployment.devui;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.deployment.RateLimitedMethodBuildItem;
 import dev.ratelimit.deployment.validation.BuildTimePolicies;
+import dev.ratelimit.runtime.config.PolicyConfig;
 import dev.ratelimit.runtime.devui.RateLimitJsonRpcService;
 import dev.ratelimit.runtime.metrics.DecisionTally;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
@@ -54,18 +60,24 @@ class RateLimitDevUIProcessor {
                     .collect(Collectors.joining(", ")));
             limited.add(row);
         }
-        BuildTimePolicies policies = new BuildTimePolicies(ConfigProvider.getConfig());
+        BuildTimePolicies policies = BuildTimePolicies.read(ConfigProvider.getConfig());
         List<Map<String, String>> table = new ArrayList<>();
         for (String name : policies.names()) {
+            PolicyConfig p = policies.policy(name);
             Map<String, String> row = new LinkedHashMap<>();
             row.put("policy", name);
-            for (String attribute : List.of("algorithm", "limit", "window", "burst", "key", "paths", "mode")) {
-                row.put(attribute, policies.raw(name, attribute).orElse(""));
-            }
-            row.put("plans", policies.plans(name).stream().map(plan -> plan + " ("
-                    + List.of("limit", "window", "burst").stream()
-                            .flatMap(a -> policies.raw(name, plan, a).map(v -> a + " " + v).stream())
-                            .collect(Collectors.joining(", "))
+            row.put("algorithm", p.algorithm().configName());
+            row.put("limit", shown(p.limit()));
+            row.put("window", p.window().map(RateLimitDevUIProcessor::shown).orElse(""));
+            row.put("burst", shown(p.burst()));
+            row.put("key", p.key());
+            row.put("paths", String.join(",", p.paths().orElse(List.of())));
+            row.put("mode", p.mode().configName());
+            row.put("plans", new TreeMap<>(p.plans()).entrySet().stream().map(plan -> plan.getKey() + " ("
+                    + Stream.of(plan.getValue().limit().isPresent() ? "limit " + shown(plan.getValue().limit()) : null,
+                            plan.getValue().window().map(w -> "window " + shown(w)).orElse(null),
+                            plan.getValue().burst().isPresent() ? "burst " + shown(plan.getValue().burst()) : null)
+                            .filter(Objects::nonNull).collect(Collectors.joining(", "))
                     + ")").collect(Collectors.joining("; ")));
             table.add(row);
         }
@@ -89,5 +101,27 @@ class RateLimitDevUIProcessor {
                 .showColumn("policy").showColumn("algorithm").showColumn("limit").showColumn("window")
                 .showColumn("burst").showColumn("plans").showColumn("key").showColumn("paths").showColumn("mode"));
         return card;
+    }
+
+    private static String shown(OptionalInt value) {
+        return value.isPresent() ? String.valueOf(value.getAsInt()) : "";
+    }
+
+    /** A duration as users write it ({@code 1m}, {@code 250ms}) where it is a whole number of one unit. */
+    static String shown(Duration d) {
+        if (d.isZero() || d.toNanos() % 1_000_000 != 0) {
+            return d.toString();
+        }
+        long ms = d.toMillis();
+        if (ms % 86_400_000 == 0) {
+            return ms / 86_400_000 + "d";
+        } else if (ms % 3_600_000 == 0) {
+            return ms / 3_600_000 + "h";
+        } else if (ms % 60_000 == 0) {
+            return ms / 60_000 + "m";
+        } else if (ms % 1_000 == 0) {
+            return ms / 1_000 + "s";
+        }
+        return ms + "ms";
     }
 }

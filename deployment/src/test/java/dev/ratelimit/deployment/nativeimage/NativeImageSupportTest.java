@@ -178,12 +178,14 @@ class NativeImageSupportTest {
     }
 
     /**
-     * What Quarkus registers for any extension: config mapping implementations and the enums they convert to
-     * (config), interceptor bindings (ArC), the class Quarkus REST generates for a {@code @ServerExceptionMapper}.
+     * What Quarkus registers for any extension: config mapping implementations, the enums they convert to, the
+     * converters they name and the config services found by the service loader (config), interceptor bindings (ArC),
+     * the class Quarkus REST generates for a {@code @ServerExceptionMapper}.
      */
     private static boolean registeredByQuarkus(String className) {
         return className.endsWith("$$CMImpl")
-                || className.startsWith("dev.ratelimit.runtime.config.RateLimitRuntimeConfig$")
+                // the mapping's groups and enums, AlgorithmConverter (@WithConverter), PolicyNameSpellings (a service)
+                || className.startsWith("dev.ratelimit.runtime.config.")
                 // the enums of quarkus.ratelimit.on-failure and policies."<name>".on-failure and .mode
                 || className.equals(FailureMode.class.getName()) || className.equals(PolicyMode.class.getName())
                 || className.equals(RateLimit.class.getName()) || className.equals(RateLimit.List.class.getName())

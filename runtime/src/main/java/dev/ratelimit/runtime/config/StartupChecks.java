@@ -16,9 +16,10 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 /**
  * Every check of the configuration the start makes, in one place and one report: the policies, the settings, the
  * annotated methods against the policies and their plans as configured at start-up (the build saw only the values it
- * was given), the keys naming {@code KeyResolver} beans, and at most one {@code PlanResolver}. The build checks what
- * it can see earlier (see the deployment's validator); closed sets of values are enums of the configuration mapping,
- * which SmallRye Config checks.
+ * was given), the keys naming {@code KeyResolver} beans, and at most one {@code PlanResolver}: what exists only at run
+ * time. The build checks what it can see earlier (see the deployment's validator). Closed sets of values (backend,
+ * algorithm, mode, failure mode, header families) are enums of the configuration mapping: SmallRye Config rejects a
+ * value outside them, naming the property and the accepted values, before the checks here run.
  */
 public final class StartupChecks {
 
@@ -34,8 +35,9 @@ public final class StartupChecks {
      */
     public static PolicyRegistry verify(RateLimitRuntimeConfig config, Predicate<String> resolverNamed,
             List<String> planResolvers) {
-        List<String> errors = new ArrayList<>();
-        PolicyRegistry policies = ConfiguredPolicies.from(config, errors);
+        List<PolicyProblem> problems = new ArrayList<>();
+        PolicyRegistry policies = ConfiguredPolicies.resolve(config.policies(), config.onFailure(), problems);
+        List<String> errors = new ArrayList<>(problems.stream().map(PolicyProblem::message).toList());
         settings(config, errors);
         methods(policies, config, errors);
         keys(policies, resolverNamed, errors);

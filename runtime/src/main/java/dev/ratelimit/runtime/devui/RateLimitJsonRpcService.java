@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime.devui;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,10 +8,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
-
-import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
@@ -22,6 +22,7 @@ import dev.ratelimit.runtime.metrics.DecisionTally;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import io.quarkus.redis.runtime.client.config.RedisClientConfig;
 import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Uni;
 
@@ -221,12 +222,13 @@ public class RateLimitJsonRpcService {
 
     /** The Redis hosts as configured, without credentials; or the hosts provider that gives them. */
     private String redisAddress() {
-        var cfg = ConfigProvider.getConfig();
-        String property = producer.hostsProperty();
-        return cfg.getOptionalValue(property, String.class)
-                .map(RateLimitJsonRpcService::withoutCredentials)
-                .orElseGet(() -> cfg.getOptionalValue(property.replace(".hosts", ".hosts-provider-name"), String.class)
-                        .map(name -> "from the hosts provider '" + name + "'")
+        RedisClientConfig client = producer.redisClient();
+        if (client == null) {
+            return "(not configured)";
+        }
+        return client.hosts().filter(hosts -> !hosts.isEmpty())
+                .map(hosts -> withoutCredentials(hosts.stream().map(URI::toString).collect(Collectors.joining(","))))
+                .orElseGet(() -> client.hostsProviderName().map(name -> "from the hosts provider '" + name + "'")
                         .orElse("(not configured)"));
     }
 

@@ -14,7 +14,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
-import dev.ratelimit.runtime.config.RateLimitRuntimeConfig.HeaderFamily;
+import dev.ratelimit.runtime.config.HttpConfig.HeaderFamily;
 import dev.ratelimit.runtime.key.KeyResolution;
 import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;

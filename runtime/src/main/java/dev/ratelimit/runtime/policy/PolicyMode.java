@@ -15,14 +15,4 @@ public enum PolicyMode {
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
     }
-
-    /** The mode a configured value names, in either spelling the configuration converts, or {@code null}. */
-    public static PolicyMode fromConfigName(String value) {
-        for (PolicyMode m : values()) {
-            if (m.configName().equals(value) || m.name().equals(value)) {
-                return m;
-            }
-        }
-        return null;
-    }
 }

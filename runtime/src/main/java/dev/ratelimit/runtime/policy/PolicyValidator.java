@@ -1,17 +1,17 @@
 package dev.ratelimit.runtime.policy;
 
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.UnaryOperator;
 
-import dev.ratelimit.runtime.key.KeySource;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 
 /**
- * Checks one policy's values, and those of its plans. Used at build time (for the values the build can see) and again
- * at start-up (for the values that count), so both report the same messages, each naming the exact property to fix.
+ * Checks one policy's values, and those of its plans, once the configuration mapping has read them (the algorithm,
+ * mode and failure mode are enums it checked). Used at build time (for the values the build can see) and again at
+ * start-up (for the values that count), so both report the same messages, each naming the exact property to fix.
  */
 public final class PolicyValidator {
 
@@ -39,25 +39,12 @@ public final class PolicyValidator {
         return name.matches("[A-Za-z0-9_-]+") ? name : '"' + name + '"';
     }
 
-    /** Adds a message to {@code errors} for each problem of this policy. */
-    public static void validate(String policy, String algorithm, OptionalInt limit, Optional<Duration> window,
-            OptionalInt burst, String key, String mode, List<String> errors) {
-        Algorithm alg = Algorithm.fromConfigName(algorithm);
-        if (alg == null) {
-            errors.add(String.format("Unknown algorithm '%s' for policy '%s': set %s to one of %s", algorithm, policy,
-                    property(policy, "algorithm"), Algorithm.names()));
-        }
-        LimitValues values = new LimitValues(limit, window, burst);
-        limitValues("Policy '" + policy + "'", a -> property(policy, a), alg, algorithm, values, values, true, errors);
-        String keyError = KeySource.validate(key);
-        if (keyError != null) {
-            errors.add(String.format("Policy '%s' has key '%s': %s (property %s)", policy, key, keyError,
-                    property(policy, "key")));
-        }
-        if (PolicyMode.fromConfigName(mode) == null) {
-            errors.add(String.format("Policy '%s' has mode '%s': set %s to %s or %s", policy, mode,
-                    property(policy, "mode"), PolicyMode.ENFORCE.configName(), PolicyMode.SHADOW.configName()));
-        }
+    /**
+     * Adds a message to {@code errors} for each problem of this policy's limit, window and burst (the key and the paths
+     * have checks of their own: {@code KeySource.validate}, {@link PathPattern#problem}).
+     */
+    public static void validate(String policy, Algorithm algorithm, LimitValues values, List<String> errors) {
+        limitValues("Policy '" + policy + "'", a -> property(policy, a), algorithm, values, values, true, errors);
     }
 
     /**
@@ -65,14 +52,13 @@ public final class PolicyValidator {
      * same ranges as a policy's, and together with those it takes from the policy ({@code base}) they must refill a
      * bucket within the longest window. A value it takes from the policy is the policy's to report.
      */
-    public static void validatePlan(String policy, String plan, String algorithm, LimitValues base, LimitValues own,
+    public static void validatePlan(String policy, String plan, Algorithm alg, LimitValues base, LimitValues own,
             List<String> errors) {
-        Algorithm alg = Algorithm.fromConfigName(algorithm);
         int before = errors.size();
-        limitValues("Plan '" + plan + "' of policy '" + policy + "'", a -> planProperty(policy, plan, a), alg,
-                algorithm, own, own.orElse(base), false, errors);
+        limitValues("Plan '" + plan + "' of policy '" + policy + "'", a -> planProperty(policy, plan, a), alg, own,
+                own.orElse(base), false, errors);
         Optional<Duration> window = own.window();
-        if (errors.size() == before && alg != null && alg.countsInAlignedWindows() && window.isPresent()
+        if (errors.size() == before && alg.countsInAlignedWindows() && window.isPresent()
                 && base.window().isPresent() && !window.get().equals(base.window().get())) {
             // fixed-window and the counter keep a count per window, indexed by now / window: under another window
             // the index means another interval, and a client switching plans would start from zero at every switch
@@ -80,7 +66,7 @@ public final class PolicyValidator {
                     + "windows of one length, so a client moving between plans would start a new count at every "
                     + "switch. Remove %s (a plan of a window algorithm differs in limit only), or use "
                     + "sliding-window-log or a bucket algorithm (%s), which keep what a client used across plans of "
-                    + "any window", plan, policy, window.get(), base.window().get(), algorithm,
+                    + "any window", plan, policy, window.get(), base.window().get(), alg.configName(),
                     planProperty(policy, plan, "window"), property(policy, "algorithm")));
         }
     }
@@ -90,8 +76,8 @@ public final class PolicyValidator {
      * the values that decide (a plan's over its policy's); a missing limit or window is a problem when
      * {@code required}.
      */
-    private static void limitValues(String subject, UnaryOperator<String> property, Algorithm alg, String algorithm,
-            LimitValues own, LimitValues all, boolean required, List<String> errors) {
+    private static void limitValues(String subject, UnaryOperator<String> property, Algorithm alg, LimitValues own,
+            LimitValues all, boolean required, List<String> errors) {
         OptionalInt limit = own.limit();
         Optional<Duration> window = own.window();
         OptionalInt burst = own.burst();
@@ -130,14 +116,14 @@ public final class PolicyValidator {
             } else if (burst.getAsInt() > MAX_UNITS) {
                 errors.add(String.format("%s has burst %d: decisions are exact up to %d; set %s to at most %d",
                         subject, burst.getAsInt(), MAX_UNITS, property.apply("burst"), MAX_UNITS));
-            } else if (alg != null && !alg.usesBurst()) {
+            } else if (!alg.usesBurst()) {
                 errors.add(String.format("%s uses %s, which has no burst: remove %s or use token-bucket, "
-                        + "leaky-bucket or gcra", subject, algorithm, property.apply("burst")));
+                        + "leaky-bucket or gcra", subject, alg.configName(), property.apply("burst")));
             }
         }
         OptionalInt l = all.limit();
         Optional<Duration> w = all.window();
-        if (alg != null && alg.usesBurst() && !own.isEmpty() && l.isPresent() && l.getAsInt() > 0 && w.isPresent()
+        if (alg.usesBurst() && !own.isEmpty() && l.isPresent() && l.getAsInt() > 0 && w.isPresent()
                 && w.get().toMillis() >= 1) {
             long b = all.burst().orElse(l.getAsInt());
             // a full refill takes burst * window / limit; beyond MAX_WINDOW a bucket's times leave the exact range

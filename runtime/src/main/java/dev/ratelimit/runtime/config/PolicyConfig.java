@@ -1,0 +1,111 @@
+package dev.ratelimit.runtime.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.PolicyMode;
+import io.quarkus.runtime.annotations.ConfigDocEnum;
+import io.quarkus.runtime.annotations.ConfigDocMapKey;
+import io.smallrye.config.WithConverter;
+import io.smallrye.config.WithDefault;
+
+/**
+ * One policy.
+ */
+public interface PolicyConfig {
+
+    /**
+     * The algorithm: `fixed-window`, `sliding-window-log`, `sliding-window-counter`, `token-bucket`, `leaky-bucket`,
+     * `gcra`, or `concurrency` (at most `limit` requests in flight per key; `window` is the longest a slot is held
+     * when its instance dies before freeing it).
+     */
+    @WithDefault("token-bucket")
+    @WithConverter(AlgorithmConverter.class)
+    // the converter reads the configuration names, which are the constants' names hyphenated
+    @ConfigDocEnum(enforceHyphenateValues = true)
+    Algorithm algorithm();
+
+    /**
+     * Units admitted per window (with `concurrency`: at once), from 1 to 10,000,000 (the range where every decision
+     * is exact).
+     */
+    OptionalInt limit();
+
+    /**
+     * The window, e.g. `1s`, `1m`, `1h`: from 1 ms to 366 days, a whole number of microseconds.
+     */
+    Optional<Duration> window();
+
+    /**
+     * For bucket algorithms (`token-bucket`, `leaky-bucket`, `gcra`): how many units an idle
+     * key admits at once, up to 10,000,000, and refilled within 366 days (burst x window / limit).
+     * Defaults to the limit.
+     */
+    OptionalInt burst();
+
+    /**
+     * What a request is counted against: `ip`, `principal`, `header:Name` (e.g. `header:X-Api-Key`), `global`, or the
+     * `@Identifier`/`@Named` name of a `KeyResolver` bean.
+     */
+    @WithDefault("ip")
+    String key();
+
+    /**
+     * Paths this policy applies to without any annotation, in the syntax of Quarkus HTTP
+     * permission paths: an exact path or a prefix ending in `/*`. They are matched against the
+     * full path Quarkus REST routed the request on (decoded, matrix parameters removed), so every
+     * spelling of a path that reaches a resource method counts.
+     */
+    Optional<List<String>> paths();
+
+    /**
+     * HTTP methods the `paths` apply to; all methods when not set.
+     */
+    Optional<List<String>> methods();
+
+    /**
+     * `enforce` denies over-limit requests; `shadow` decides and reports (headers, metrics and, for
+     * requests the REST filter decides, a DEBUG log line) but never denies, for dark-launching a limit.
+     */
+    @WithDefault("enforce")
+    PolicyMode mode();
+
+    /**
+     * Overrides `quarkus.ratelimit.on-failure` for this policy.
+     */
+    Optional<FailureMode> onFailure();
+
+    /**
+     * Tiers of this policy, by name: each its own limit, window or burst, the rest (algorithm, key, Redis key)
+     * the policy's. The application's `PlanResolver` bean says which plan a request is on; the policy's own
+     * values are the base plan.
+     */
+    @ConfigDocMapKey("plan-name")
+    Map<String, PlanConfig> plans();
+
+    /**
+     * One plan of a policy: what it sets replaces the policy's value, what it leaves unset is the policy's.
+     */
+    interface PlanConfig {
+        /**
+         * Units admitted per window on this plan, from 1 to 10,000,000. Defaults to the policy's limit.
+         */
+        OptionalInt limit();
+
+        /**
+         * The window on this plan, from 1 ms to 366 days. Defaults to the policy's window.
+         */
+        Optional<Duration> window();
+
+        /**
+         * The burst on this plan (bucket algorithms). Defaults to the policy's burst if it sets one, else to this
+         * plan's limit.
+         */
+        OptionalInt burst();
+    }
+}
