@@ -59,6 +59,60 @@ class PackageLoopsTest {
         });
     }
 
+    /**
+     * The package map of the architecture page, as the packages each one may import (besides the public API and
+     * itself): a new edge is a decision, made here and drawn there. The transport knows nothing of policies or
+     * algorithms, the algorithms nothing of the runtime, the backends nothing of the limiter, the configuration or
+     * the edges facing the application; only the wiring sees everything.
+     */
+    private static final Map<String, Set<String>> MAY_IMPORT = Map.ofEntries(
+            Map.entry("vertx", Set.of()),
+            Map.entry("algorithm", Set.of()),
+            Map.entry("key", Set.of()),
+            Map.entry("policy", Set.of("algorithm", "key")),
+            Map.entry("config", Set.of("algorithm", "key", "policy")),
+            Map.entry("metrics", Set.of("policy")),
+            Map.entry("backend", Set.of("algorithm", "policy")),
+            Map.entry("backend.local", Set.of("algorithm", "backend", "policy")),
+            Map.entry("backend.redis.script", Set.of("algorithm")),
+            Map.entry("backend.redis.transport", Set.of("backend.redis.script", "vertx")),
+            Map.entry("backend.redis", Set.of("algorithm", "backend", "backend.redis.script", "backend.redis.transport",
+                    "policy")),
+            Map.entry("resilience", Set.of("algorithm", "backend", "backend.local", "metrics", "policy", "vertx")),
+            Map.entry("tracing", Set.of("resilience")),
+            Map.entry("core", Set.of("algorithm", "backend", "backend.local", "config", "metrics", "policy",
+                    "resilience", "tracing")),
+            Map.entry("http", Set.of("config", "core", "key", "metrics", "policy")),
+            Map.entry("interceptor", Set.of("http", "policy")),
+            Map.entry("openapi", Set.of("config", "http", "policy")),
+            Map.entry("health", Set.of("backend", "config", "core", "resilience")),
+            Map.entry("devui", Set.of("", "config", "core", "key", "metrics", "policy", "resilience")));
+
+    @Test
+    void eachPackageImportsOnlyWhatThePackageMapDraws() throws IOException {
+        Map<String, Set<String>> imports = imports(Path.of("src/main/java"));
+        String runtime = "dev.ratelimit.runtime";
+        List<String> steps = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> e : imports.entrySet()) {
+            if (!e.getKey().startsWith(runtime + ".")) {
+                continue;
+            }
+            String from = e.getKey().substring(runtime.length() + 1);
+            Set<String> allowed = MAY_IMPORT.get(from);
+            assertTrue(allowed != null, "a package the map does not draw: " + from);
+            for (String to : e.getValue()) {
+                if (!to.startsWith(runtime)) {
+                    continue; // the public API
+                }
+                String target = to.equals(runtime) ? "" : to.substring(runtime.length() + 1);
+                if (!allowed.contains(target)) {
+                    steps.add(from + " -> " + (target.isEmpty() ? "(the wiring)" : target));
+                }
+            }
+        }
+        assertEquals(List.of(), steps, "imports the package map does not draw");
+    }
+
     private static Map<String, Set<String>> imports(Path sources) throws IOException {
         Map<String, Set<String>> imports = new TreeMap<>();
         try (Stream<Path> files = Files.walk(sources)) {

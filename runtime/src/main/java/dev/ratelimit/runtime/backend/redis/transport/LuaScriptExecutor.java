@@ -232,9 +232,10 @@ public class LuaScriptExecutor implements Commands {
             if (made > 0) {
                 return channels.get((int) (Thread.currentThread().getId() % made));
             }
+            // no context at all (a plain thread before any call): a context of Vert.x's choosing hosts the first one,
+            // made once however many such threads ask at the same moment
+            return make(null, vertx.getOrCreateContext());
         }
-        // no context at all (a plain thread before any call): a context of Vert.x's choosing hosts the first one
-        return make(null, vertx.getOrCreateContext());
     }
 
     /** The channel of {@code loop} (null: unknown) or {@code home}: a new one up to the bound, else one shared. */
@@ -243,7 +244,7 @@ public class LuaScriptExecutor implements Commands {
             ScriptChannel ch = loop != null ? byLoop.get(loop) : byContext.get(home);
             if (ch == null) {
                 int made = channels.size();
-                if (made < maxConnections) {
+                if (made < maxConnections && made < loops()) {
                     ch = new ScriptChannel(this, made, home);
                     channels.add(ch);
                 } else {
@@ -257,6 +258,15 @@ public class LuaScriptExecutor implements Commands {
             }
             return ch;
         }
+    }
+
+    /** How many event loops Vert.x has: with no other bound, one connection each (worker contexts add none). */
+    private int loops() {
+        int n = 0;
+        for (var ignored : vertx.nettyEventLoopGroup()) {
+            n++;
+        }
+        return Math.max(1, n);
     }
 
     /**
