@@ -2,10 +2,10 @@ package dev.ratelimit.deployment;
 
 import java.util.List;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
-import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.runtime.resilience.DenyCache;
 import io.quarkus.deployment.annotations.BuildProducer;

@@ -1,10 +1,5 @@
 package dev.ratelimit.runtime;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.config.HttpConfig;
-import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
-import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
-import dev.ratelimit.runtime.config.StartupChecks;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,16 +18,21 @@ import dev.ratelimit.PlanResolver;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.script.StaleLibraries;
+import dev.ratelimit.runtime.backend.redis.transport.ClientOptions;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.config.HttpConfig;
+import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.config.StartupChecks;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.key.KeyResolution;
 import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.metrics.DecisionTally;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
-import dev.ratelimit.runtime.backend.redis.transport.ClientOptions;
-import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
-import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
-import dev.ratelimit.runtime.backend.redis.RedisBackend;
-import dev.ratelimit.runtime.backend.redis.script.StaleLibraries;
 import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.runtime.client.config.RedisClientConfig;

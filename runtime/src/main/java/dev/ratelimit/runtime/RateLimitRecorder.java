@@ -4,10 +4,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
-import dev.ratelimit.runtime.policy.RateLimitSpec;
-import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.policy.RateLimitSpec;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import io.quarkus.runtime.annotations.Recorder;
 
 /**

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.PolicyMode;
-import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.bootstrap.classloading.ClassLoaderEventListener;
 import io.quarkus.builder.BuildContext;

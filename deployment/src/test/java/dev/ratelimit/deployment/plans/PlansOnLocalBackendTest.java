@@ -14,8 +14,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import io.quarkus.test.QuarkusUnitTest;
 import io.restassured.specification.RequestSpecification;

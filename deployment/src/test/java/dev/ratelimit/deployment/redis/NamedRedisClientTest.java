@@ -7,8 +7,8 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.test.QuarkusUnitTest;

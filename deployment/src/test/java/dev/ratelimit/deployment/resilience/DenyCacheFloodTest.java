@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.quarkus.test.QuarkusUnitTest;

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.resilience.DenyCache;

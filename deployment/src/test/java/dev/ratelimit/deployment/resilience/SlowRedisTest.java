@@ -14,8 +14,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.test.redis.RedisServerProcess;

@@ -19,12 +19,12 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.backend.local.LocalBackend;
-import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.test.QuarkusUnitTest;
 

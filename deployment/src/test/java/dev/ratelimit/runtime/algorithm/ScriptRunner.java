@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.algorithm;
 
-import dev.ratelimit.runtime.backend.redis.KeyMemoryAndTtlTest;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -9,11 +8,12 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
-import dev.ratelimit.runtime.algorithm.ReferenceModel.Limit;
 import dev.ratelimit.deployment.lua.ComposedScripts;
+import dev.ratelimit.runtime.algorithm.ReferenceModel.Limit;
+import dev.ratelimit.runtime.backend.redis.KeyMemoryAndTtlTest;
+import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
-import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import dev.ratelimit.test.redis.RespClient;
 
 /**

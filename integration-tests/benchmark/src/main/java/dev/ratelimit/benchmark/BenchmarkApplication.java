@@ -10,10 +10,10 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.transport.ClientOptions;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
-import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.QuarkusApplication;

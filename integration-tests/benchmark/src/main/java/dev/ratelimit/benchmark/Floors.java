@@ -2,10 +2,10 @@ package dev.ratelimit.benchmark;
 
 import java.util.function.Function;
 
+import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
-import dev.ratelimit.runtime.backend.redis.RepeatedCalls;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 

@@ -12,12 +12,12 @@ import java.util.function.Supplier;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.algorithm.Algorithm;
-import dev.ratelimit.runtime.backend.redis.script.LuaScript;
-import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
-import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RespClient;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;

@@ -12,16 +12,16 @@ import java.util.function.IntFunction;
 
 import org.jboss.logging.Logger;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.algorithm.Algorithm;
-import dev.ratelimit.runtime.policy.FailureMode;
-import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
-import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
-import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RespClient;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Redis;

@@ -2,8 +2,8 @@ package dev.ratelimit.runtime.core;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics.Outcome;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.resilience.DecidedBy;
 

@@ -1,28 +1,28 @@
 package dev.ratelimit.runtime.core;
 
-import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
-import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.resilience.CallTimeouts;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
+import dev.ratelimit.runtime.resilience.DecidedBy;
 import dev.ratelimit.runtime.resilience.DenyCache;
 import dev.ratelimit.runtime.resilience.FailureModes;
-import dev.ratelimit.runtime.resilience.DecidedBy;
 import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;

@@ -1,20 +1,19 @@
 package dev.ratelimit.runtime.health;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
-import org.jboss.logging.Logger;
-
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
+import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;

@@ -15,8 +15,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 import dev.ratelimit.runtime.config.ConfiguredPolicies;
-import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.config.HttpConfig.HeaderFamily;
+import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import io.quarkus.arc.Arc;

@@ -1,9 +1,10 @@
 package dev.ratelimit.runtime.policy;
 
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
+
+import dev.ratelimit.runtime.algorithm.Algorithm;
 
 /**
  * The limit, window and burst of a policy or of one of its plans, as configured: each may be unset.

@@ -1,8 +1,9 @@
 package dev.ratelimit.runtime.policy;
 
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import java.time.Duration;
 import java.util.List;
+
+import dev.ratelimit.runtime.algorithm.Algorithm;
 
 /**
  * A resolved, validated policy: what the backends need to decide it.

@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.resilience;
 
-import dev.ratelimit.runtime.vertx.ConnectionErrors;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeoutException;
@@ -11,6 +10,7 @@ import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.vertx.ConnectionErrors;
 
 /**
  * Makes error replies from the backend visible. A connection failure or a timeout is an outage, which the circuit

@@ -8,9 +8,9 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.PolicyDecision;
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.local.Eviction;
-import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**

@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.resilience;
 
-import dev.ratelimit.runtime.policy.FailureMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,11 +8,12 @@ import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 
 /**

@@ -11,8 +11,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import dev.ratelimit.PolicyDecision;
-import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;

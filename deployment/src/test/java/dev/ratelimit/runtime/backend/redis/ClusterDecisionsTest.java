@@ -1,7 +1,5 @@
 package dev.ratelimit.runtime.backend.redis;
 
-import dev.ratelimit.runtime.backend.RedisKeys;
-import dev.ratelimit.runtime.algorithm.Engine;
 import static dev.ratelimit.runtime.algorithm.Engine.BASE;
 import static dev.ratelimit.runtime.algorithm.Engine.S;
 import static dev.ratelimit.runtime.algorithm.Engine.admitted;
@@ -28,20 +26,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.algorithm.Algorithm;
-import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.algorithm.Engine;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.RedisKeys;
+import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
-import dev.ratelimit.test.redis.RedisClusterFixture;
-import io.vertx.redis.client.RedisClientType;
-import io.vertx.redis.client.RedisOptions;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisClusterFixture.Node;
+import dev.ratelimit.test.redis.RedisClusterFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisOptions;
 
 /**
  * Decisions on a Redis Cluster (3 primaries, 3 replicas) through the extension's cluster client: keys land on

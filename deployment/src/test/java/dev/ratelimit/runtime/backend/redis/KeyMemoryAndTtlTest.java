@@ -1,7 +1,5 @@
 package dev.ratelimit.runtime.backend.redis;
 
-import dev.ratelimit.runtime.backend.RedisKeys;
-import dev.ratelimit.runtime.algorithm.Engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,9 +16,11 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.algorithm.Engine;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.RedisKeys;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;

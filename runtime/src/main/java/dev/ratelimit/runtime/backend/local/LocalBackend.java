@@ -6,11 +6,11 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
-import dev.ratelimit.runtime.backend.BackendReply;
-import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.algorithm.InProcessAlgorithm;
 import dev.ratelimit.runtime.algorithm.Outcome;
 import dev.ratelimit.runtime.algorithm.State;
+import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 

@@ -1,11 +1,5 @@
 package dev.ratelimit.runtime.backend.redis;
 
-import dev.ratelimit.runtime.backend.RedisKeys;
-import dev.ratelimit.runtime.backend.redis.transport.ArrayReply;
-import dev.ratelimit.runtime.backend.redis.script.LuaScript;
-import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
-import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
-import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -13,9 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
-import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.backend.RedisKeys;
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.backend.redis.transport.ArrayReply;
+import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.Command;

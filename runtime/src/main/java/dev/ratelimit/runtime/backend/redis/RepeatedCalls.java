@@ -1,8 +1,8 @@
 package dev.ratelimit.runtime.backend.redis;
 
-import dev.ratelimit.runtime.backend.redis.transport.ReplyValues;
 import java.util.function.IntToLongFunction;
 
+import dev.ratelimit.runtime.backend.redis.transport.ReplyValues;
 import io.vertx.redis.client.Response;
 
 /**

@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.backend.redis.script;
 
-import dev.ratelimit.runtime.algorithm.Engine;
 import static dev.ratelimit.runtime.algorithm.Engine.BASE;
 import static dev.ratelimit.runtime.algorithm.Engine.S;
 import static dev.ratelimit.runtime.algorithm.Engine.all;
@@ -21,12 +20,13 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
-import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.algorithm.Algorithm;
-import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.algorithm.Engine;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.test.redis.RespClient;

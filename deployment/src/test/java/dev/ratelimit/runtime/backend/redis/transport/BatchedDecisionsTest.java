@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.backend.redis.transport;
 
-import dev.ratelimit.runtime.algorithm.Engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,12 +19,13 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.algorithm.Algorithm;
-import dev.ratelimit.runtime.policy.Policy;
-import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
-import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.algorithm.Engine;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RedisKeys;
+import dev.ratelimit.runtime.backend.redis.RedisBackend;
+import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;

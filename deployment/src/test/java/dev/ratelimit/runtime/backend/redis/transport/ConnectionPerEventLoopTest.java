@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.backend.redis.transport;
 
-import dev.ratelimit.runtime.algorithm.Engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -20,9 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.algorithm.Engine;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
+import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.netty.channel.EventLoop;

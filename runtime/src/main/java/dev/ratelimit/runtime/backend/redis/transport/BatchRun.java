@@ -1,8 +1,8 @@
 package dev.ratelimit.runtime.backend.redis.transport;
 
-import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import java.util.Arrays;
 
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
 import io.vertx.redis.client.Command;

@@ -1,9 +1,9 @@
 package dev.ratelimit.runtime.backend.redis.transport;
 
-import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import java.util.Arrays;
 import java.util.function.Function;
 
+import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;
