@@ -244,7 +244,9 @@ public class LuaScriptExecutor implements Commands {
             ScriptChannel ch = loop != null ? byLoop.get(loop) : byContext.get(home);
             if (ch == null) {
                 int made = channels.size();
-                if (made < maxConnections && made < loops()) {
+                // an event loop gets a connection of its own up to the bound; other callers make one only while there
+                // are fewer than loops (a worker of a context no loop has called from yet, a plain thread), else share
+                if (made < maxConnections && (loop != null || made < loops())) {
                     ch = new ScriptChannel(this, made, home);
                     channels.add(ch);
                 } else {
