@@ -95,9 +95,12 @@ public class RateLimitProducer {
         } else if (choice == BackendChoice.LOCAL_WITHOUT_REDIS) {
             LOG.info(BackendChoice.withoutRedisMessage(LaunchMode.current(), hostsProperty(clientName)));
         } else {
+            // builds the client now (a method of the bean, not just its proxy), so that quarkus-redis-client hands its
+            // options to ClientOptions before they are read below
             Redis redis = clientName.isPresent()
                     ? namedClients.select(RedisClientName.Literal.of(clientName.get())).get()
                     : defaultClient.get();
+            redis.getDelegate();
             boolean cluster = isCluster(redisConfig, clientName);
             int maxBatch = cluster ? 1 : config.redis().maxBatch();
             int connections = config.redis().connections().orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP);
