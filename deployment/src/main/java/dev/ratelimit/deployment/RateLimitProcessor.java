@@ -2,7 +2,9 @@ package dev.ratelimit.deployment;
 
 import java.lang.reflect.Modifier;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.jandex.AnnotationTransformation;
@@ -13,6 +15,8 @@ import dev.ratelimit.deployment.validation.BuildTimePolicies;
 import dev.ratelimit.deployment.validation.RateLimitValidator;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
+import dev.ratelimit.runtime.backend.local.LocalBackendProvider;
+import dev.ratelimit.runtime.backend.redis.RedisBackendProvider;
 import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.http.HttpLimits;
@@ -58,6 +62,30 @@ class RateLimitProcessor {
                 .addBeanClasses(RateLimitProducer.class, HttpLimits.class, RateLimitInterceptor.class,
                         RateLimit.class, RateLimit.List.class)
                 .setUnremovable().build();
+    }
+
+    /** The backends of this extension: Redis, shared by every instance, and in process. */
+    @BuildStep
+    void backends(BuildProducer<RateLimitBackendBuildItem> backends) {
+        backends.produce(new RateLimitBackendBuildItem(RedisBackendProvider.NAME, RedisBackendProvider.class.getName()));
+        backends.produce(new RateLimitBackendBuildItem(LocalBackendProvider.NAME, LocalBackendProvider.class.getName()));
+    }
+
+    /**
+     * Every backend contributed becomes a bean the limiter finds among its providers; two with one name fail the
+     * build, naming both.
+     */
+    @BuildStep
+    void backendProviders(List<RateLimitBackendBuildItem> backends, BuildProducer<AdditionalBeanBuildItem> beans) {
+        Map<String, String> byName = new TreeMap<>();
+        for (RateLimitBackendBuildItem b : backends) {
+            String other = byName.putIfAbsent(b.name(), b.providerClass());
+            if (other != null && !other.equals(b.providerClass())) {
+                throw new IllegalStateException("Two rate-limit backends are named '" + b.name() + "': " + other
+                        + " and " + b.providerClass() + "; quarkus.ratelimit.backend could not tell them apart");
+            }
+        }
+        beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(byName.values()).setUnremovable().build());
     }
 
     /** The JAX-RS filter exists only where Quarkus REST does (its classes are an optional dependency). */

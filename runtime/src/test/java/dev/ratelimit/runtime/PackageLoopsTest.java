@@ -77,7 +77,7 @@ class PackageLoopsTest {
             Map.entry("backend.redis.script", Set.of("algorithm")),
             Map.entry("backend.redis.transport", Set.of("backend.redis.script", "vertx")),
             Map.entry("backend.redis", Set.of("algorithm", "backend", "backend.redis.script", "backend.redis.transport",
-                    "policy")),
+                    "config", "policy")),
             Map.entry("resilience", Set.of("algorithm", "backend", "backend.local", "metrics", "policy", "vertx")),
             Map.entry("tracing", Set.of("resilience")),
             Map.entry("core", Set.of("algorithm", "backend", "backend.local", "config", "metrics", "policy",
@@ -86,7 +86,7 @@ class PackageLoopsTest {
             Map.entry("interceptor", Set.of("http", "policy")),
             Map.entry("openapi", Set.of("config", "http", "policy")),
             Map.entry("health", Set.of("backend", "config", "core", "resilience")),
-            Map.entry("devui", Set.of("", "config", "core", "key", "metrics", "policy", "resilience")));
+            Map.entry("devui", Set.of("", "backend", "config", "core", "key", "metrics", "policy", "resilience")));
 
     @Test
     void eachPackageImportsOnlyWhatThePackageMapDraws() throws IOException {

@@ -22,7 +22,7 @@ import io.quarkus.test.QuarkusUnitTest;
  * Test mode with no {@code quarkus.redis.hosts} and Redis Dev Services left on, on a machine without a container
  * runtime (as the build machine is): Dev Services starts nothing, and rather than failing every decision against a
  * Redis that is not there, limits are decided in process and the application says so once, naming what to set.
- * With a container runtime, Dev Services would set the hosts and Redis would decide (see {@code BackendChoiceTest}).
+ * With a container runtime, Dev Services would set the hosts and Redis would decide (see {@code RedisBackendProviderTest}).
  */
 class TestModeWithoutRedisTest {
 

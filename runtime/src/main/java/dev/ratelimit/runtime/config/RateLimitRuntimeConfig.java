@@ -20,10 +20,11 @@ public interface RateLimitRuntimeConfig {
 
     /**
      * Where decisions are taken: `redis` (shared by every instance) or `local` (in-process, per
-     * instance). In dev mode with no Redis configured the extension uses `local` and says so once.
+     * instance), or the name of a backend another extension contributes. In dev mode with no Redis
+     * configured the extension uses `local` and says so once.
      */
     @WithDefault("redis")
-    Backend backend();
+    String backend();
 
     /**
      * What happens when Redis fails or times out: `fail-open` admits, `fail-closed` denies,
@@ -136,10 +137,4 @@ public interface RateLimitRuntimeConfig {
     /**
      * Decision backends.
      */
-    enum Backend {
-        /** Redis, shared by every instance. */
-        REDIS,
-        /** In-process, per instance. */
-        LOCAL
-    }
 }

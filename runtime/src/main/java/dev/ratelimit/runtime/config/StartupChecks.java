@@ -2,9 +2,11 @@ package dev.ratelimit.runtime.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
-import dev.ratelimit.runtime.config.RateLimitRuntimeConfig.Backend;
 import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
@@ -17,8 +19,8 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  * Every check of the configuration the start makes, in one place and one report: the policies, the settings, the
  * annotated methods against the policies and their plans as configured at start-up (the build saw only the values it
  * was given), the keys naming {@code KeyResolver} beans, and at most one {@code PlanResolver}: what exists only at run
- * time. The build checks what it can see earlier (see the deployment's validator). Closed sets of values (backend,
- * algorithm, mode, failure mode, header families) are enums of the configuration mapping: SmallRye Config rejects a
+ * time, and that {@code quarkus.ratelimit.backend} names a backend the application has. The build checks what it can
+ * see earlier (see the deployment's validator). Closed sets of values (algorithm, mode, failure mode, header families) are enums of the configuration mapping: SmallRye Config rejects a
  * value outside them, naming the property and the accepted values, before the checks here run.
  */
 public final class StartupChecks {
@@ -31,13 +33,19 @@ public final class StartupChecks {
      *
      * @param resolverNamed whether a {@code KeyResolver} bean has this name
      * @param planResolvers the classes of the {@code PlanResolver} beans when more than one could be used, else empty
+     * @param backends the names of the backends the application has (see {@code BackendProvider})
      * @throws ConfigurationException listing every problem, each naming the property or annotation to fix
      */
     public static PolicyRegistry verify(RateLimitRuntimeConfig config, Predicate<String> resolverNamed,
-            List<String> planResolvers) {
+            List<String> planResolvers, Set<String> backends) {
         List<PolicyProblem> problems = new ArrayList<>();
         PolicyRegistry policies = ConfiguredPolicies.resolve(config.policies(), config.onFailure(), problems);
         List<String> errors = new ArrayList<>(problems.stream().map(PolicyProblem::message).toList());
+        String backend = backendName(config);
+        if (!backends.contains(backend)) {
+            errors.add("quarkus.ratelimit.backend is '" + config.backend() + "', which names no backend of this "
+                    + "application: use one of " + String.join(", ", new TreeSet<>(backends)));
+        }
         settings(config, errors);
         methods(policies, config, errors);
         keys(policies, resolverNamed, errors);
@@ -52,6 +60,11 @@ public final class StartupChecks {
         return policies;
     }
 
+    /** The backend {@code quarkus.ratelimit.backend} names, as a provider names itself: trimmed, lower case. */
+    public static String backendName(RateLimitRuntimeConfig config) {
+        return config.backend().trim().toLowerCase(Locale.ROOT);
+    }
+
     private static void settings(RateLimitRuntimeConfig config, List<String> errors) {
         int status = config.failClosedStatus();
         if (status != 429 && status != 503) {
@@ -60,7 +73,7 @@ public final class StartupChecks {
         }
         atLeastOne(errors, "quarkus.ratelimit.local.max-keys", config.local().maxKeys(),
                 "set it to 1 or more (the most keys the in-process limiter holds state for)");
-        if (config.backend() == Backend.REDIS) {
+        if (backendName(config).equals("redis")) {
             atLeastOne(errors, "quarkus.ratelimit.redis.max-batch", config.redis().maxBatch(),
                     "set it to 1 or more (1 sends every decision alone)");
             if (config.redis().connections().isPresent()) {

@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.devui;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,21 +7,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.runtime.BackendChoice;
 import dev.ratelimit.runtime.RateLimitProducer;
+import dev.ratelimit.runtime.backend.BackendProvider;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.metrics.DecisionTally;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
-import io.quarkus.redis.runtime.client.config.RedisClientConfig;
 import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Uni;
 
@@ -57,9 +54,9 @@ public class RateLimitJsonRpcService {
     @NonBlocking
     public Uni<Map<String, Object>> status() {
         Map<String, Object> status = new LinkedHashMap<>();
-        BackendChoice choice = producer.backendChoice();
+        BackendProvider provider = producer.backendProvider();
         status.put("backend", limiter.backend().name());
-        status.put("reason", reason(choice));
+        status.put("reason", provider == null ? "" : provider.reason());
         status.put("failureModes", failureModes());
         if (!"redis".equals(limiter.backend().name())) {
             status.put("circuitBreaker", "none (in-process backend)");
@@ -70,7 +67,7 @@ public class RateLimitJsonRpcService {
         CircuitBreaker breaker = limiter.circuitBreaker();
         CircuitBreaker.State state = breaker == null ? null : breaker.state();
         status.put("circuitBreaker", state == null ? "disabled" : state.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-        status.put("redis", redisAddress());
+        status.put("redis", provider == null ? "" : provider.address());
         Duration timeout = config.redis().timeout();
         long start = System.nanoTime();
         return limiter.backend().ping().ifNoItem().after(timeout).fail()
@@ -201,40 +198,6 @@ public class RateLimitJsonRpcService {
     private static Map<String, Object> unanswered(Throwable failure) {
         return Map.of("error", "The rate-limit backend did not answer (" + failure
                 + "). Reads and resets go to the backend directly: no failure mode answers for them.");
-    }
-
-    private String reason(BackendChoice choice) {
-        if (choice == null) {
-            return "";
-        }
-        switch (choice) {
-            case LOCAL:
-                return "Configured: quarkus.ratelimit.backend=local.";
-            case LOCAL_WITHOUT_REDIS:
-                return "Dev mode without Redis: none is configured (" + producer.hostsProperty()
-                        + ") and Dev Services started none (turned off, or no container runtime). Set "
-                        + producer.hostsProperty() + ", or start a container runtime, to decide in Redis.";
-            default:
-                return "Configured: quarkus.ratelimit.backend=redis (the default), with a Redis from "
-                        + producer.hostsProperty() + " (set by you or by Dev Services).";
-        }
-    }
-
-    /** The Redis hosts as configured, without credentials; or the hosts provider that gives them. */
-    private String redisAddress() {
-        RedisClientConfig client = producer.redisClient();
-        if (client == null) {
-            return "(not configured)";
-        }
-        return client.hosts().filter(hosts -> !hosts.isEmpty())
-                .map(hosts -> withoutCredentials(hosts.stream().map(URI::toString).collect(Collectors.joining(","))))
-                .orElseGet(() -> client.hostsProviderName().map(name -> "from the hosts provider '" + name + "'")
-                        .orElse("(not configured)"));
-    }
-
-    /** {@code redis://user:secret@host:6379} as {@code redis://host:6379}, for each host of a list. */
-    static String withoutCredentials(String hosts) {
-        return hosts.replaceAll("//[^/,]*@", "//");
     }
 
     /** The failure mode of each policy, by name ({@code fail-open}, {@code fail-closed}, {@code local}). */
