@@ -10,7 +10,7 @@ import '@vaadin/grid/vaadin-grid-sort-column.js';
 const REFRESH_MILLIS = 2000;
 
 /** The outcomes of a decision, in the order the table shows them (the tags of ratelimit.decisions). */
-const OUTCOMES = ['allowed', 'denied', 'shadow-denied', 'deny-cache', 'local-fallback', 'failed-open', 'failed-closed'];
+const OUTCOMES = ['allowed', 'denied', 'shadow-denied', 'deny-cache', 'local-fallback', 'failed-open', 'failed-closed', 'exempt'];
 
 /**
  * The rate limiter as it runs: which backend decides and why, the circuit breaker, whether a failure mode answers,

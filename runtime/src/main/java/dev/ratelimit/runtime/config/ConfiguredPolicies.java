@@ -10,6 +10,7 @@ import java.util.function.Function;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.config.PolicyConfig.PlanConfig;
 import dev.ratelimit.runtime.config.PolicyProblem.Kind;
+import dev.ratelimit.runtime.key.AddressBlocks;
 import dev.ratelimit.runtime.key.KeySource;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.LimitValues;
@@ -66,6 +67,14 @@ public final class ConfiguredPolicies {
                     problems.add(new PolicyProblem(Kind.PATH, name, null, String.format(
                             "Policy '%s' has path '%s': %s; fix %s", name, path, problem,
                             PolicyValidator.property(name, "paths"))));
+                }
+            }
+            for (String entry : p.exemptAddresses().orElse(List.of())) {
+                String problem = AddressBlocks.problem(entry);
+                if (problem != null) {
+                    problems.add(new PolicyProblem(Kind.VALUE, name, null, String.format(
+                            "Policy '%s' has exempt address '%s': %s; fix %s", name, entry, problem,
+                            PolicyValidator.property(name, "exempt-addresses"))));
                 }
             }
             Map<String, LimitValues> planValues = planValues(p);

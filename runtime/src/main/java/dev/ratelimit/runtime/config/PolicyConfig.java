@@ -81,6 +81,14 @@ public interface PolicyConfig {
     Optional<FailureMode> onFailure();
 
     /**
+     * Client addresses this policy never counts: CIDR blocks (`10.0.0.0/8`, `fd00::/8`) and single addresses
+     * (`127.0.0.1`, `::1`), matched against the address the `ip` key derives (behind trusted proxies, what the nearest
+     * of them saw). Their requests are neither charged nor denied by this policy and carry none of its headers. An
+     * `Exemption` bean of the application can exempt requests by anything else (a header, a role).
+     */
+    Optional<List<String>> exemptAddresses();
+
+    /**
      * Tiers of this policy, by name: each its own limit, window or burst, the rest (algorithm, key, Redis key)
      * the policy's. The application's `PlanResolver` bean says which plan a request is on; the policy's own
      * values are the base plan.

@@ -8,6 +8,7 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
+import dev.ratelimit.Exemption;
 import dev.ratelimit.PlanResolver;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
@@ -51,6 +52,8 @@ public class HttpLimits {
     /** Null without a {@code PlanResolver} bean (the start fails when there are several). */
     private final PlanResolver planResolver;
     private final ResolverFailures resolverFailures;
+    /** Null when no policy has exemptions and the application has no {@code Exemption} bean. */
+    private final Exemptions exemptions;
 
     /**
      * A request's checks, each on its plan, and whether a {@code concurrency} policy among them takes slots when they
@@ -64,11 +67,14 @@ public class HttpLimits {
     }
 
     HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config,
-            @Any Instance<PlanResolver> planResolvers) {
+            @Any Instance<PlanResolver> planResolvers, @Any Instance<Exemption> exemptionBeans) {
         this.limiter = limiter;
         this.keys = keys;
         this.planResolver = planResolvers.isResolvable() ? planResolvers.get() : null;
         this.resolverFailures = new ResolverFailures(limiter.metrics(), System::nanoTime);
+        Exemptions e = new Exemptions(config.policies(), exemptionBeans.stream().toList(), keys, limiter.metrics(),
+                resolverFailures);
+        this.exemptions = e.any() ? e : null;
         List<HeaderFamily> families = config.http().headers();
         this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY),
                 config.http().partitionKey());
@@ -110,6 +116,9 @@ public class HttpLimits {
         boolean slots = false;
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
+            if (exempt(p, rc)) {
+                continue;
+            }
             String identity = identity(p, s.key() != null && !s.key().isEmpty() ? s.key() : p.key(), rc);
             if (identity == KeyResolution.DENY) {
                 return null;
@@ -119,7 +128,7 @@ public class HttpLimits {
         }
         if (path != null) {
             for (Policy p : pathPolicies) {
-                if (appliesTo(p, path, method) && !named(specs, p.name())) {
+                if (appliesTo(p, path, method) && !named(specs, p.name()) && !exempt(p, rc)) {
                     String identity = identity(p, p.key(), rc);
                     if (identity == KeyResolution.DENY) {
                         return null;
@@ -130,6 +139,16 @@ public class HttpLimits {
             }
         }
         return new RequestChecks(checks, slots);
+    }
+
+    /** Whether {@code p} does not count this request (see {@link Exemptions}). */
+    private boolean exempt(Policy p, RoutingContext rc) {
+        return exemptions != null && exemptions.exempt(p.name(), rc, true);
+    }
+
+    /** As {@link #exempt(Policy, RoutingContext)}, asked again for a request {@link #checks} already counted. */
+    private boolean exemptUncounted(Policy p, RoutingContext rc) {
+        return exemptions != null && exemptions.exempt(p.name(), rc, false);
     }
 
     /** Decides a request's checks, all-or-nothing, each on its plan. */
@@ -219,14 +238,21 @@ public class HttpLimits {
     public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
         List<PolicyDecision> list = new ArrayList<>();
         for (RateLimitSpec s : specs) {
-            list.add(denied(limiter.policies().get(s.policy()), rc));
+            Policy p = limiter.policies().get(s.policy());
+            if (!exemptUncounted(p, rc)) {
+                list.add(denied(p, rc));
+            }
         }
         if (path != null) {
             for (Policy p : pathPolicies) {
-                if (appliesTo(p, path, method) && !named(specs, p.name())) {
+                if (appliesTo(p, path, method) && !named(specs, p.name()) && !exemptUncounted(p, rc)) {
                     list.add(denied(p, rc));
                 }
             }
+        }
+        if (list.isEmpty()) {
+            // an Exemption bean that answered otherwise a moment ago: the policy whose key is missing denies
+            list.add(denied(specs.length > 0 ? limiter.policies().get(specs[0].policy()) : pathPolicies.get(0), rc));
         }
         return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
     }

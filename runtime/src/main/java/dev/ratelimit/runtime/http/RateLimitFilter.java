@@ -66,11 +66,13 @@ public class RateLimitFilter {
             context.abortWith(tooManyRequests(denied));
             return;
         }
+        if (target.specs().length > 0) {
+            // the interceptor must not decide this invocation again (nor ask its exemptions: all exempt, none left)
+            rc.put(HttpLimits.DECIDED_METHOD, target.methodKey());
+        }
         if (checks.isEmpty()) {
             return;
         }
-        // the interceptor must not decide this invocation again
-        rc.put(HttpLimits.DECIDED_METHOD, target.methodKey());
         if (http.headers().partitionKeys()) {
             rc.put(HttpLimits.IDENTITIES, HttpLimits.identities(checks));
         }

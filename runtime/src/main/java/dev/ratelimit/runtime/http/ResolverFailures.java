@@ -36,7 +36,7 @@ final class ResolverFailures {
     }
 
     /**
-     * Reports that {@code resolver} ({@code key} or {@code plan}) threw {@code failure} for {@code policy}; {@code then}
+     * Reports that {@code resolver} ({@code key}, {@code plan} or {@code exemption}) threw {@code failure} for {@code policy}; {@code then}
      * says how the request is decided instead.
      */
     void failed(String policy, String resolver, RuntimeException failure, String then) {

@@ -68,6 +68,9 @@ public class RateLimitInterceptor {
             return ctx.proceed();
         }
         RequestChecks checks = http.checks(specs, rc, null, null);
+        if (checks != null && checks.isEmpty()) {
+            return ctx.proceed(); // exempt from every policy
+        }
         if (target.suspendFunction()) {
             if (suspendFunctions == null) { // the build registers it whenever a limited method suspends
                 throw new IllegalStateException("@RateLimit on " + method.getDeclaringClass().getName() + "#"

@@ -82,6 +82,14 @@ public class KeyResolution {
     }
 
     /**
+     * The client's address as the {@code ip} key derives it (see {@link ClientAddress}), before any grouping; null
+     * outside an HTTP request or when the connection has none.
+     */
+    public InetAddress address(RoutingContext rc) {
+        return rc == null ? null : clientAddress.of(rc.request());
+    }
+
+    /**
      * The client's address: the peer, or behind trusted proxies what the nearest of them saw (see
      * {@link ClientAddress}); IPv6 addresses grouped by their prefix.
      */

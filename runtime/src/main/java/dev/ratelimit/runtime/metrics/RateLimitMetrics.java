@@ -45,7 +45,9 @@ public interface RateLimitMetrics {
         /** The backend failed and the in-process limiter decided ({@code local}). */
         LOCAL_FALLBACK("local-fallback"),
         /** Denied by the deny cache without a backend call. */
-        DENY_CACHE("deny-cache");
+        DENY_CACHE("deny-cache"),
+        /** Not counted: the request is exempt from the policy ({@code exempt-addresses}, an {@code Exemption} bean). */
+        EXEMPT("exempt");
 
         private final String tag;
 
