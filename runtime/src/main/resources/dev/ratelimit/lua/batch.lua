@@ -44,7 +44,8 @@ end
 local spare = {}
 local function decide_same(key, p, cost, n, o)
   local linear = LINEAR[A[p[1]]]
-  if not linear then
+  -- a policy with a lock-out (see decide.lua) is not linear: a denial changes the key
+  if not linear or #p[5] > 1 then
     out[o + 1] = redis.error_reply('ERR rate-limit algorithm ' .. tostring(p[1]) .. ' cannot decide repeated calls')
     return o + 1
   end
@@ -126,7 +127,7 @@ local function main()
       if n then
         o = decide_same(key, p, cost, n, o)
       else
-        local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o)
+        local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o, true)
         if not ok or err then failed(ok, err, o, 1) end
         o = o + 5
       end

@@ -10,6 +10,41 @@
 -- A batch replies every call's integers in one flat array: an array per call would cost Redis a
 -- table and a nested reply for every decision.
 
+-- Lock-outs (block-for): a policy's shadow value is 'L<us>' instead of '0' when, once it denies a key, every
+-- request on that key is denied for <us> microseconds whatever its algorithm would say (never with shadow, which
+-- never denies). The lock is the string "<key>:locked" (the key's hash tag, so the key's cluster slot) holding the
+-- microsecond it ends at, expiring then. A request denied by the lock reports 0 remaining and the time left as its
+-- retry and reset; the denial that locks reports at least the lock-out as both. A cost above capacity (a wait of
+-- -1) never locks: no request could have been admitted. Only a charge (mode 0) or a check that stands for one
+-- (mode 3, the first pass across cluster slots) locks; a dry run replies what the charge would get.
+local function lockout_of(shadow)
+  if #shadow > 1 then return tonumber(sub(shadow, 2)) end
+  return nil
+end
+-- The microseconds left of the lock on `key`, or nil when it is not locked.
+local function locked_left(key)
+  local ends = tonumber(redis.pcall('GET', key .. ':locked'))
+  if ends and ends > now then return ends - now end
+  return nil
+end
+local function lock_out(key, block)
+  redis.call('SET', key .. ':locked', int(now + block), 'PX', ttl_ms(block))
+end
+-- One policy's verdict (see the algorithms' contract in the prelude), the lock-out applied: `block` is its lock-out
+-- (nil: none), `locks` whether a denial writes it.
+local function judge(algorithm, key, limit, window, burst, cost, write, block, locks)
+  if block then
+    local left = locked_left(key)
+    if left then return 0, 0, left, left, left, nil end
+  end
+  local ok, avail, retry, reset, reset_now, commit = algorithm(key, limit, window, burst, cost, write)
+  if block and ok == 0 and retry >= 0 then
+    if locks then lock_out(key, block) end
+    retry, reset_now = max(retry, block), max(reset_now, block)
+  end
+  return ok, avail, retry, reset, reset_now, commit
+end
+
 -- Policy i of the call whose arguments start after ARGV[a]: algorithm, limit, window, burst, shadow, cost.
 local function policy_of(a, i, policies)
   if policies then
@@ -25,12 +60,18 @@ end
 -- One policy of one call, the common case, without the bookkeeping of several: it is charged exactly
 -- when it admits (a shadow policy has nothing else to block), so the algorithm writes as it decides.
 -- Writes the call's 1 + 4 integers after res[o]; returns nothing, or an error reply.
-local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as_is, res, o)
+local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as_is, res, o, locks)
   local algorithm = A[name]
   if not algorithm then
     return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
   end
-  local ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
+  local ok, avail, retry, reset, reset_now
+  if #shadow > 1 then
+    ok, avail, retry, reset, reset_now = judge(algorithm, key, limit, window, burst, cost, not dry, lockout_of(shadow),
+      locks)
+  else
+    ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
+  end
   local ok_all = ok
   if shadow == '1' then ok_all = 1 end
   if ok == 1 and not as_is then
@@ -52,10 +93,11 @@ local function decide(k, n, a, policies, res, o)
     mode = '0'
   end
   local dry = mode ~= '0'
-  local as_is = mode == '2'
+  local as_is = mode == '2' or mode == '3'
+  local locks = mode == '0' or mode == '3'
   if n == 1 then
     local name, limit, window, burst, shadow, cost = policy_of(a, 1, policies)
-    return decide_one(KEYS[k + 1], name, limit, window, burst, shadow, cost, dry, as_is, res, o)
+    return decide_one(KEYS[k + 1], name, limit, window, burst, shadow, cost, dry, as_is, res, o, locks)
   end
   local ok_all = 1
   res[o + 1] = 0
@@ -68,7 +110,13 @@ local function decide(k, n, a, policies, res, o)
     if not algorithm then
       return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
     end
-    local ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[k + i], limit, window, burst, cost, false)
+    local ok, avail, retry, reset, reset_now, commit
+    if #shadow > 1 then
+      ok, avail, retry, reset, reset_now, commit = judge(algorithm, KEYS[k + i], limit, window, burst, cost, false,
+        lockout_of(shadow), locks)
+    else
+      ok, avail, retry, reset, reset_now, commit = algorithm(KEYS[k + i], limit, window, burst, cost, false)
+    end
     if ok == 0 and shadow ~= '1' then ok_all = 0 end
     commits[i] = commit
     costs[i] = cost

@@ -10,10 +10,12 @@
 --          leave; '2' to decide without charging, replying the state as it stands (used to check
 --          policies whose keys live in different cluster slots before charging any of them);
 --          '0<lease>' to decide and charge a call that holds concurrency slots, named <lease> (an
---          id unique to the call, see concurrency.lua).
+--          id unique to the call, see concurrency.lua); '3' as '2', but a denial locks its key out as a
+--          charge's would (see decide.lua: the first pass of a call across cluster slots).
 --   then six arguments per policy, one policy per key:
 --          algorithm name, limit, window (microseconds), burst, shadow ('1': reported, never
---          denies and never blocks the other policies), cost.
+--          denies and never blocks the other policies; 'L<us>': enforced, and a denial locks the key out
+--          for <us> microseconds, see decide.lua), cost.
 
 -- How a script runs (see FunctionLibrary.java): the build composes each script as definitions, then
 -- `local function main()` (entry.lua, batch.lua or release.lua). Run with EVALSHA, the body ends by

@@ -181,7 +181,8 @@ class EngineMatchesModelTest {
 
     static Policy policy(String name, Limit l) {
         return new Policy(name, Algorithm.fromConfigName(l.algorithm()), l.limit(),
-                Duration.ofNanos(l.windowMicros() * 1000), l.burst(), "global", l.shadow(), FailureMode.FAIL_CLOSED);
+                Duration.ofNanos(l.windowMicros() * 1000), l.burst(), "global", l.shadow(), FailureMode.FAIL_CLOSED,
+                List.of(), List.of(), Duration.ofNanos(l.blockMicros() * 1000));
     }
 
     /** Plays a run as a script and, on keys of its own, as a function, comparing each reply with the model's. */

@@ -29,15 +29,32 @@ final class ReferenceModel {
 
     /**
      * One policy as the backends see it: algorithm config name, limit, window in microseconds, burst (capacity of the
-     * bucket algorithms; ignored by the window algorithms), shadow.
+     * bucket algorithms; ignored by the window algorithms), shadow, and the lock-out in microseconds (0: none; never
+     * with shadow): once the policy denies a key, the key is denied for that long whatever its algorithm says.
      */
-    record Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow) {
+    record Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow, long blockMicros) {
+
+        Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow) {
+            this(algorithm, limit, windowMicros, burst, shadow, 0);
+        }
+
+        /** The same policy with other values, its lock-out kept. */
+        Limit with(long limit, long windowMicros, long burst, boolean shadow) {
+            return new Limit(algorithm, limit, windowMicros, burst, shadow, shadow ? 0 : blockMicros);
+        }
+
+        /** The script's shadow argument: 1 shadow, L<us> locking out, else 0. */
+        String flags() {
+            return shadow ? "1" : blockMicros > 0 ? "L" + blockMicros : "0";
+        }
     }
 
     private static final Rational MICROS_PER_MS = Rational.of(1000);
 
     /** Per-key state; the value is one of the state records below. */
     private final Map<String, Object> states = new HashMap<>();
+    /** Per key, the microsecond its lock-out ends at (a policy's block-for); kept after it ended, which is harmless. */
+    private final Map<String, Long> lockedUntil = new HashMap<>();
     /** The lease of the call being decided (concurrency). */
     private String lease;
     /** Whether the call being decided is charged if admitted (not a dry run). */
@@ -132,9 +149,25 @@ final class ReferenceModel {
         }
 
         // 1. Every policy judges the request on its own state at `now`, independently of the others.
+        // A key locked out is denied with nothing left until its lock-out ends; a policy with a lock-out that denies
+        // (a request that could ever be admitted) locks its key out from now, and waits at least that long.
         List<Verdict> verdicts = new ArrayList<>(n);
+        boolean[] locks = new boolean[n];
         for (int i = 0; i < n; i++) {
-            verdicts.add(evaluate(limits[i], keys[i], costs[i], nowMicros));
+            long block = limits[i].blockMicros();
+            Long until = block > 0 ? lockedUntil.get(keys[i]) : null;
+            if (until != null && until > nowMicros) {
+                Rational left = Rational.of(until - nowMicros);
+                verdicts.add(Verdict.denied(0, costs[i], retryMs(left), left));
+                continue;
+            }
+            Verdict v = evaluate(limits[i], keys[i], costs[i], nowMicros);
+            if (block > 0 && !v.admits() && v.retryMs() >= 0) {
+                locks[i] = true;
+                v = Verdict.denied(v.availableBefore(), v.cost(), Math.max(v.retryMs(), retryMs(Rational.of(block))),
+                        Rational.max(v.resetUncharged(), Rational.of(block)));
+            }
+            verdicts.add(v);
         }
 
         // 2. All-or-nothing: only non-shadow policies can block (so only shadow policies => all admitted).
@@ -159,7 +192,13 @@ final class ReferenceModel {
             reply[4 + 4 * i] = resetMs(charged ? v.resetCharged() : v.resetUncharged());
         }
 
-        // 4. The state changes, only after every verdict was taken (they all read the state as it was at `now`).
+        // 4. The state changes, only after every verdict was taken (they all read the state as it was at `now`). A
+        // denial locks its key out whatever the others said (a lock-out policy is never shadow: its denial denies).
+        for (int i = 0; i < n; i++) {
+            if (locks[i] && !dryRun) {
+                lockedUntil.put(keys[i], nowMicros + limits[i].blockMicros());
+            }
+        }
         if (all && !dryRun) {
             for (Verdict v : verdicts) {
                 if (v.admits()) {

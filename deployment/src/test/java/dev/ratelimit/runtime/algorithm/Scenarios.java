@@ -64,7 +64,8 @@ final class Scenarios {
             for (Limit l : limits) {
                 s.append("\n  ").append(l.algorithm()).append(" limit=").append(l.limit()).append(" window=")
                         .append(l.windowMicros()).append("us burst=").append(l.burst())
-                        .append(l.shadow() ? " shadow" : "");
+                        .append(l.shadow() ? " shadow" : "")
+                        .append(l.blockMicros() > 0 ? " block-for=" + l.blockMicros() + "us" : "");
             }
             for (Step st : steps) {
                 s.append("\n    ").append(st);
@@ -136,7 +137,17 @@ final class Scenarios {
                     burst = Math.min(MAX_LIMIT, limit + (long) (r.nextDouble() * 3 * limit));
             }
         }
-        return new Limit(alg, limit, window, burst, r.nextInt(10) == 0);
+        boolean shadow = r.nextInt(10) == 0;
+        long block = 0;
+        if (!shadow && !Algorithm.fromConfigName(alg).holdsLeases() && r.nextInt(4) == 0) {
+            // a lock-out (block-for) from 1 ms, about the window's size or any length up to 3 windows
+            block = switch (pick(r, 40, 30, 30)) {
+                case 0 -> ROUND_WINDOWS[r.nextInt(ROUND_WINDOWS.length)];
+                case 1 -> window;
+                default -> logUniform(r, MS, Math.max(MS, 3 * window));
+            };
+        }
+        return new Limit(alg, limit, window, burst, shadow, block);
     }
 
     static Step step(Random r, List<Limit> limits) {
@@ -246,25 +257,34 @@ final class Scenarios {
         for (int i = 0; i < s.limits().size(); i++) {
             Limit l = s.limits().get(i);
             if (l.shadow()) {
-                out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false)));
+                out.add(withLimit(s, i, l.with(l.limit(), l.windowMicros(), l.burst(), false)));
+            }
+            if (l.blockMicros() > 0) {
+                out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false, 0)));
+                for (long block : new long[] { MS, l.blockMicros() / 2 }) {
+                    if (block >= MS && block < l.blockMicros()) {
+                        out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false,
+                                block)));
+                    }
+                }
             }
             boolean bucket = Algorithm.fromConfigName(l.algorithm()).usesBurst();
             for (long limit : new long[] { 1, l.limit() / 2, l.limit() - 1 }) {
                 if (limit >= 1 && limit < l.limit()) {
                     long burst = bucket ? Math.min(l.burst(), MAX_LIMIT) : limit;
-                    out.add(withLimit(s, i, new Limit(l.algorithm(), limit, l.windowMicros(), burst, l.shadow())));
+                    out.add(withLimit(s, i, l.with(limit, l.windowMicros(), burst, l.shadow())));
                 }
             }
             if (bucket) {
                 for (long burst : new long[] { 1, l.limit(), l.burst() / 2, l.burst() - 1 }) {
                     if (burst >= 1 && burst < l.burst()) {
-                        out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), burst, l.shadow())));
+                        out.add(withLimit(s, i, l.with(l.limit(), l.windowMicros(), burst, l.shadow())));
                     }
                 }
             }
             for (long window : new long[] { MS, 1_000 * MS, l.windowMicros() / 2, l.windowMicros() / MS * MS }) {
                 if (window >= MS && window < l.windowMicros()) {
-                    out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), window, l.burst(), l.shadow())));
+                    out.add(withLimit(s, i, l.with(l.limit(), window, l.burst(), l.shadow())));
                 }
             }
         }

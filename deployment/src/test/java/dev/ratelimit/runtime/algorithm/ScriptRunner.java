@@ -101,7 +101,7 @@ public final class ScriptRunner implements AutoCloseable {
             args.add(Long.toString(l.limit()));
             args.add(Long.toString(l.windowMicros()));
             args.add(Long.toString(l.burst()));
-            args.add(l.shadow() ? "1" : "0");
+            args.add(l.flags());
             args.add(Long.toString(c.costs()[i]));
         }
         return longs((List<?>) run(args), 0, 1 + 4 * n);
@@ -239,7 +239,7 @@ public final class ScriptRunner implements AutoCloseable {
             args.add(Long.toString(l.limit()));
             args.add(Long.toString(l.windowMicros()));
             args.add(Long.toString(l.burst()));
-            args.add(l.shadow() ? "1" : "0");
+            args.add(l.flags());
         }
         if (compact) {
             COMPACT_RUNS.incrementAndGet();
@@ -277,8 +277,9 @@ public final class ScriptRunner implements AutoCloseable {
 
     /** Whether two calls of a compact run are the same call (the extension then sends them once). */
     private static boolean same(Call a, Call b) {
+        // as the extension: never a policy holding leases, nor one locking out (a denial changes its key)
         return a.limits()[0].equals(b.limits()[0]) && !a.limits()[0].algorithm().equals("concurrency")
-                && a.keys()[0].equals(b.keys()[0]) && a.costs()[0] == b.costs()[0];
+                && a.limits()[0].blockMicros() == 0 && a.keys()[0].equals(b.keys()[0]) && a.costs()[0] == b.costs()[0];
     }
 
     private static boolean compact(List<Call> calls) {

@@ -46,6 +46,9 @@ public final class RedisKeys {
     /** What ends the key of a concurrency policy. */
     public static final String IN_FLIGHT = ":in-flight";
 
+    /** The suffix of a key's lock-out (a policy's {@code block-for}): the string holding the microsecond it ends at. */
+    public static final String LOCKED = ":locked";
+
     /** The identity as it appears inside the hash tag. */
     public static String safeIdentity(String identity) {
         if (isSafe(identity)) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.runtime.config;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -69,6 +70,12 @@ public final class ConfiguredPolicies {
                             PolicyValidator.property(name, "paths"))));
                 }
             }
+            if (p.blockFor().isPresent()) {
+                List<String> lockout = new ArrayList<>();
+                PolicyValidator.validateLockout(name, algorithm, p.mode() == PolicyMode.SHADOW, p.blockFor().get(),
+                        lockout);
+                lockout.forEach(m -> problems.add(new PolicyProblem(Kind.VALUE, name, null, m)));
+            }
             for (String entry : p.exemptAddresses().orElse(List.of())) {
                 String problem = AddressBlocks.problem(entry);
                 if (problem != null) {
@@ -92,7 +99,8 @@ public final class ConfiguredPolicies {
                 Function<LimitValues, Policy> policy = v -> {
                     long limit = v.limit().getAsInt();
                     return new Policy(name, algorithm, limit, v.window().get(), v.burst().isPresent()
-                            ? v.burst().getAsInt() : limit, p.key(), shadow, failureMode, paths, methods);
+                            ? v.burst().getAsInt() : limit, p.key(), shadow, failureMode, paths, methods,
+                            p.blockFor().orElse(Duration.ZERO));
                 };
                 resolved.put(name, policy.apply(values));
                 Map<String, Policy> named = new TreeMap<>();

@@ -81,6 +81,14 @@ public interface PolicyConfig {
     Optional<FailureMode> onFailure();
 
     /**
+     * A lock-out: once this policy denies a key, every request on that key is denied for this long (`Retry-After` and
+     * the `RateLimit` field's `t` say when it ends), whatever its algorithm would admit meanwhile. Stored beside the key
+     * in Redis, so every instance sees it; `RateLimiter.reset` lifts it. From 1 ms to 366 days. Not with `mode=shadow`
+     * or `algorithm=concurrency`. No lock-out when not set.
+     */
+    Optional<Duration> blockFor();
+
+    /**
      * Client addresses this policy never counts: CIDR blocks (`10.0.0.0/8`, `fd00::/8`) and single addresses
      * (`127.0.0.1`, `::1`), matched against the address the `ip` key derives (behind trusted proxies, what the nearest
      * of them saw). Their requests are neither charged nor denied by this policy and carry none of its headers. An

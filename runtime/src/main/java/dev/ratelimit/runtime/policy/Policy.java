@@ -18,14 +18,26 @@ import dev.ratelimit.runtime.algorithm.Algorithm;
  * @param onFailure the failure mode
  * @param paths path patterns the policy applies to without annotation (empty: none)
  * @param methods HTTP methods those paths apply to (empty: all)
+ * @param blockFor how long a key it denies stays denied, whatever its algorithm says ({@link Duration#ZERO}: no
+ *        lock-out); never with {@code shadow}
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
-        boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods) {
+        boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor) {
 
     /** A policy not bound to paths (programmatic use and tests). */
     public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
             FailureMode onFailure) {
-        this(name, algorithm, limit, window, burst, key, shadow, onFailure, List.of(), List.of());
+        this(name, algorithm, limit, window, burst, key, shadow, onFailure, List.of(), List.of(), Duration.ZERO);
+    }
+
+    /** The lock-out in microseconds, as the scripts take it (0: none). */
+    public long blockForMicros() {
+        return blockFor.toNanos() / 1000;
+    }
+
+    /** Whether a key it denies is locked out for {@link #blockFor}. */
+    public boolean locksOut() {
+        return !blockFor.isZero();
     }
 
     /** The window in microseconds, as the scripts take it. */

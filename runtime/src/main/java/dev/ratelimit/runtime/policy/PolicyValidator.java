@@ -135,4 +135,34 @@ public final class PolicyValidator {
             }
         }
     }
+
+    /**
+     * Checks a policy's lock-out ({@code block-for}): from 1 ms to 366 days, a whole number of microseconds, and only
+     * where a denial means something to lock out: not with {@code mode=shadow} (which never denies) nor with
+     * {@code concurrency} (a slot frees when a request ends, which no lock-out should outlast).
+     */
+    public static void validateLockout(String policy, Algorithm algorithm, boolean shadow, Duration blockFor,
+            List<String> errors) {
+        String property = property(policy, "block-for");
+        String subject = "Policy '" + policy + "'";
+        if (blockFor.toMillis() < 1) {
+            errors.add(String.format("%s has block-for %s: set %s to at least 1ms, or remove it for no lock-out",
+                    subject, blockFor, property));
+        } else if (blockFor.compareTo(MAX_WINDOW) > 0) {
+            errors.add(String.format("%s has block-for %s: set %s to at most 366d", subject, blockFor, property));
+        } else if (blockFor.toNanos() % 1000 != 0) {
+            errors.add(String.format("%s has block-for %s: Redis times in microseconds; set %s to a whole number of "
+                    + "microseconds", subject, blockFor, property));
+        }
+        if (shadow) {
+            errors.add(String.format("%s has block-for with mode=shadow: a shadow policy never denies, so it never "
+                    + "locks a key out; remove %s or set %s to enforce", subject, property,
+                    property(policy, "mode")));
+        }
+        if (algorithm.holdsLeases()) {
+            errors.add(String.format("%s has block-for with algorithm=concurrency: a slot is free again when a request "
+                    + "ends, and a lock-out would outlast it; remove %s, or add a rate policy with block-for",
+                    subject, property));
+        }
+    }
 }

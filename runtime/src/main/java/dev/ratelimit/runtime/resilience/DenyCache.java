@@ -37,11 +37,16 @@ import dev.ratelimit.runtime.policy.Policy;
  * trims). Expired entries are dropped when read; when a reply's entries take the cache over the
  * bound, expired entries are swept and, if that is not enough, about the tenth of the entries
  * closest to expiry is dropped. Forgetting is always safe: Redis then decides.
+ * <p>
+ * A denial of a policy with a lock-out ({@code block-for}) is held at most a second whatever it reports: a reset
+ * lifts a lock-out before its end, on whichever instance it is made, and the others should see that within a second.
  */
 public final class DenyCache {
 
     /** The portion of an entry's duration given up for clock-rate differences: 1/1000 (0.1%). */
     private static final long RATE_MARGIN_DIVISOR = 1000;
+    /** The longest a denial of a policy with a lock-out ({@code block-for}) is held: a reset lifts the lock-out. */
+    private static final long LOCKOUT_HOLD_NANOS = 1_000_000_000L;
 
     private final long marginNanos;
     private final LongSupplier nanoClock;
@@ -152,6 +157,10 @@ public final class DenyCache {
             }
             long retryNanos = retryMs * 1_000_000;
             long expiresAt = sentAt + retryNanos - marginNanos - retryNanos / RATE_MARGIN_DIVISOR;
+            if (p.locksOut()) {
+                // a lock-out ends early when it is reset, on any instance: held here a second at most
+                expiresAt = Math.min(expiresAt, sentAt + LOCKOUT_HOLD_NANOS);
+            }
             if (expiresAt - now <= 0) {
                 continue;
             }

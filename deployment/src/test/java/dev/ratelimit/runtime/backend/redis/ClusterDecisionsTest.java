@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import jakarta.inject.Inject;
@@ -34,6 +35,7 @@ import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisClusterFixture.Node;
 import dev.ratelimit.test.redis.RedisClusterFixture;
@@ -224,6 +226,40 @@ class ClusterDecisionsTest {
                 RateLimitCheck.of("site", "everyone-" + Engine.newIdentity()));
         assertTrue(decision.allowed(), decision.toString());
         assertEquals(RateLimitDecision.Source.REDIS, decision.source(), decision.toString());
+    }
+
+    /**
+     * A policy with a lock-out that denies in the first pass of a cross-slot call (checked, nothing charged) locks its
+     * key out on its slot's owner as a single call would: later calls on that key are denied until the lock-out ends,
+     * alone or across slots, and report what the in-process backend reports, step by step.
+     */
+    @Test
+    void aLockOutDenyingInTheCheckPassLocksItsKeyOut() {
+        Policy siteLocking = new Policy("site", Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(1), 2, "global", false,
+                FailureMode.FAIL_CLOSED, List.of(), List.of(), Duration.ofHours(1));
+        String user = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String global = RedisKeys.key(Engine.prefix(), "site", Engine.newIdentity());
+        assertNotEquals(RedisClusterFixture.slot(user), RedisClusterFixture.slot(global));
+        Policy[] ps = { perUser, siteLocking };
+        String[] keys = { user, global };
+        long[] costs = { 1, 1 };
+        LocalBackend local = new LocalBackend();
+        long now = BASE + S;
+        long[] last = null;
+        // admitted twice, denied (locking out), then 5 s later (the window long past) still locked out
+        for (long at : new long[] { now, now, now, now + 5 * S }) {
+            long[] fromCluster = decide(ps, keys, costs, at);
+            long[] fromLocal = local.decideNow(ps, keys, costs, at, false).toScriptOrder();
+            assertArrayEquals(fromLocal, fromCluster, () -> "local " + show(fromLocal) + " vs cluster "
+                    + show(fromCluster));
+            last = fromCluster;
+        }
+        long[] locked = last;
+        assertFalse(all(locked), show(locked));
+        assertEquals(0, remaining(locked, 1), show(locked));
+        assertTrue(locked[1 + 4 + 2] > 3_590_000, () -> "the lock-out's end, in ms: " + show(locked));
+        long[] alone = decide(new Policy[] { siteLocking }, new String[] { global }, new long[] { 1 }, now + 5 * S);
+        assertFalse(all(alone), () -> "locked out alone too: " + show(alone));
     }
 
     /**

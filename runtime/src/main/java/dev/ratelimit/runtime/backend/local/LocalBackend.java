@@ -44,6 +44,7 @@ public class LocalBackend implements RateLimitBackend {
     private final long originNanos = System.nanoTime();
     private final AtomicInteger decisions = new AtomicInteger();
     private final Eviction eviction;
+    private final Lockouts lockouts;
 
     public LocalBackend() {
         this(DEFAULT_MAX_KEYS);
@@ -55,6 +56,7 @@ public class LocalBackend implements RateLimitBackend {
             throw new IllegalArgumentException("max keys must be positive, got " + maxKeys);
         }
         this.eviction = new Eviction(maxKeys);
+        this.lockouts = new Lockouts(maxKeys);
         for (int i = 0; i < STRIPES; i++) {
             locks[i] = new ReentrantLock();
         }
@@ -171,6 +173,7 @@ public class LocalBackend implements RateLimitBackend {
         lock.lock();
         try {
             states.remove(key);
+            lockouts.forget(key);
         } finally {
             lock.unlock();
         }
@@ -187,6 +190,13 @@ public class LocalBackend implements RateLimitBackend {
         boolean all = true;
         for (int i = 0; i < n; i++) {
             Policy p = policies[i];
+            long locked = p.locksOut() ? lockouts.left(keys[i], now) : 0;
+            if (locked > 0) {
+                // locked out (block-for): denied whatever the algorithm says, nothing left (decide.lua's judge)
+                outcomes[i] = new Outcome(false, 0, locked, locked, locked, null);
+                all &= p.shadow();
+                continue;
+            }
             InProcessAlgorithm algorithm = p.algorithm().inProcess();
             State stored = states.get(keys[i]);
             if (stored != null && stored.expiresAt() <= now) {
@@ -198,6 +208,9 @@ public class LocalBackend implements RateLimitBackend {
                     dryRun ? null : lease);
             if (st != null && !outcomes[i].ok()) {
                 st.share(HELD); // denied by its own state: a client at its limit, kept over any other
+            }
+            if (p.locksOut() && !outcomes[i].ok() && outcomes[i].retry() >= 0) {
+                outcomes[i] = lockedOut(outcomes[i], p, keys[i], now, !dryRun);
             }
             if (!outcomes[i].ok() && !p.shadow()) {
                 all = false;
@@ -227,6 +240,19 @@ public class LocalBackend implements RateLimitBackend {
                     reset > 0 ? millis(reset) : 0);
         }
         return reply.build();
+    }
+
+    /**
+     * A denial by a policy with a lock-out: it locks the key out ({@code locks}: unless a dry run) and waits at least
+     * the lock-out.
+     */
+    private Outcome lockedOut(Outcome o, Policy p, String key, long now, boolean locks) {
+        long block = p.blockForMicros();
+        if (locks) {
+            lockouts.lock(key, now + block, now);
+        }
+        return new Outcome(false, o.avail(), Math.max(o.retry(), block), o.reset(), Math.max(o.resetNow(), block),
+                o.next());
     }
 
     /** Stores {@code next} in place of {@code stored} under {@code key}: {@code null} removes it. */
@@ -273,5 +299,6 @@ public class LocalBackend implements RateLimitBackend {
 
     private void sweep(long now) {
         states.values().removeIf(st -> st.expiresAt() <= now);
+        lockouts.sweep(now);
     }
 }

@@ -100,12 +100,13 @@ final class PolicyTable implements BatchFormat {
      * A compact run (see {@link #simple}) sends identical consecutive calls once: a burst on a hot key costs Redis
      * one key and one argument to convert and a reply of a few integers, and this client as little to write and
      * parse (see {@link RepeatedCalls}). Every compact algorithm's admissions at one instant are linear; the
-     * concurrency algorithm's charges hold leases, so never come here.
+     * concurrency algorithm's charges hold leases, and a denial by a policy with a lock-out changes its key, so
+     * neither comes here.
      */
     @Override
     public boolean repeatable(String[] args, Object tag) {
         Policy[] ps = (Policy[]) tag;
-        return ps.length == 1 && !ps[0].algorithm().holdsLeases() && CHARGE.equals(args[1]);
+        return ps.length == 1 && !ps[0].algorithm().holdsLeases() && !ps[0].locksOut() && CHARGE.equals(args[1]);
     }
 
     /** Every call {@link #repeatable}, at one time (a compact run has one). */

@@ -134,14 +134,16 @@ public class RedisBackend implements RateLimitBackend {
 
     @Override
     public Uni<Void> forget(String key) {
-        return executor.send(Request.cmd(Command.DEL).arg(key)).replaceWithVoid();
+        // and its lock-out, if any (see decide.lua): the same hash tag, so the same slot
+        return executor.send(Request.cmd(Command.DEL).arg(key).arg(key + RedisKeys.LOCKED)).replaceWithVoid();
     }
 
     /** Script modes (ARGV[2]): charge (see {@link PolicyTable#CHARGE}); check replying what a charge would leave; check
-     * replying the state as is. */
+     * replying the state as is; the same, locking out as a charge would. */
     private static final String CHARGE = PolicyTable.CHARGE;
     private static final String DRY_RUN = "1";
     private static final String CHECK_AS_IS = "2";
+    private static final String CHECK_AND_LOCK = "3";
 
     private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
         String[] args = new String[2 + policies.length * 6];
@@ -172,10 +174,15 @@ public class RedisBackend implements RateLimitBackend {
         Encoded e = encodedPolicies.get(p.name());
         if (e == null || e.policy != p) {
             e = new Encoded(p, new String[] { p.algorithm().configName(), Long.toString(p.limit()),
-                    Long.toString(p.windowMicros()), Long.toString(p.burst()), p.shadow() ? "1" : "0" });
+                    Long.toString(p.windowMicros()), Long.toString(p.burst()), flags(p) });
             encodedPolicies.put(p.name(), e);
         }
         return e.args;
+    }
+
+    /** The shadow argument: {@code 1} for a shadow policy, {@code L<us>} for one locking out (see decide.lua), else 0. */
+    private static String flags(Policy p) {
+        return p.shadow() ? "1" : p.locksOut() ? "L" + p.blockForMicros() : "0";
     }
 
     private record Encoded(Policy policy, String[] args) {
@@ -188,7 +195,8 @@ public class RedisBackend implements RateLimitBackend {
         Uni<Void> checked = Uni.createFrom().voidItem();
         BackendReply.Builder merged = BackendReply.builder(policies.length);
         // first pass: check every group without charging; a denial then reports the state as it stands
-        String checkMode = dryRun ? DRY_RUN : CHECK_AS_IS;
+        // (a denial there denies the call: it locks its key out as the charge would have)
+        String checkMode = dryRun ? DRY_RUN : CHECK_AND_LOCK;
         for (List<Integer> part : parts) {
             checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, checkMode, part)
                     .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
