@@ -94,3 +94,19 @@ end
 -- the units available fall by exactly the cost, and the reset (the next whole unit after what is
 -- available) does not move: see decide_same in batch.lua
 LINEAR[bucket] = true
+
+-- A refund (see settle in decide.lua): the key's time moves back by `units` units, never before now (a
+-- bucket holds at most its burst), whenever the reservation was charged. A key holding another
+-- algorithm's value, or none, is left alone.
+local function bucket_refund(key, limit, window, burst, at, units)
+  local v = kv_get(key)
+  if not v then return end
+  local a, b = bucket_parse(v, limit)
+  if not a or a < now or (a == now and b == 0) then return end
+  local qw = floor(window / limit)
+  local na, nb = bucket_add(a, b, -units, qw, window - qw * limit, limit)
+  if na < now then na, nb = now, 0 end
+  local value = na
+  if nb ~= 0 then value = { na, nb, den = limit } end
+  kv_set(key, value, ttl_ms(bucket_until(na, nb)))
+end

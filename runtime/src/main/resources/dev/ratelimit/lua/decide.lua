@@ -84,12 +84,31 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
   res[o + 1], res[o + 2], res[o + 3], res[o + 4], res[o + 5] = ok_all, ok, avail, retry, reset
 end
 
+-- Gives back what each policy of a settled reservation charged at `at` does not keep (its cost argument:
+-- the units refunded), before the call is read as it then stands.
+local function settle(k, n, a, policies, at)
+  for i = 1, n do
+    local name, limit, window, burst, _, units = policy_of(a, i, policies)
+    local refund = R[name]
+    if refund and units > 0 then refund(KEYS[k + i], limit, window, burst, at, units) end
+  end
+end
+
 local function decide(k, n, a, policies, res, o)
   set_clock(ARGV[a + 1])
   local mode = ARGV[a + 2]
   lease = nil
-  if #mode > 1 then
+  local kind = sub(mode, 1, 1)
+  local reserve = kind == 'R'
+  -- after a settlement, each policy is read as it stands, for one unit (as a state read)
+  local ones = kind == 'S'
+  if ones then
+    settle(k, n, a, policies, tonumber(sub(mode, 2)))
+    mode = '2'
+  elseif #mode > 1 then
     lease = sub(mode, 2)
+    mode = '0'
+  elseif reserve then
     mode = '0'
   end
   local dry = mode ~= '0'
@@ -97,7 +116,10 @@ local function decide(k, n, a, policies, res, o)
   local locks = mode == '0' or mode == '3'
   if n == 1 then
     local name, limit, window, burst, shadow, cost = policy_of(a, 1, policies)
-    return decide_one(KEYS[k + 1], name, limit, window, burst, shadow, cost, dry, as_is, res, o, locks)
+    if ones then cost = 1 end
+    local err = decide_one(KEYS[k + 1], name, limit, window, burst, shadow, cost, dry, as_is, res, o, locks)
+    if reserve and not err and res[o + 1] == 1 then res[o + 1] = now end
+    return err
   end
   local ok_all = 1
   res[o + 1] = 0
@@ -106,6 +128,7 @@ local function decide(k, n, a, policies, res, o)
   local reset_uncharged = {}
   for i = 1, n do
     local name, limit, window, burst, shadow, cost = policy_of(a, i, policies)
+    if ones then cost = 1 end
     local algorithm = A[name]
     if not algorithm then
       return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
@@ -140,4 +163,5 @@ local function decide(k, n, a, policies, res, o)
     if res[p + 3] > 0 then res[p + 3] = ms(res[p + 3]) end
     if res[p + 4] > 0 then res[p + 4] = ms(res[p + 4]) else res[p + 4] = 0 end
   end
+  if reserve and ok_all == 1 then res[o + 1] = now end
 end

@@ -44,3 +44,15 @@ A['fixed-window'] = function(key, limit, window, burst, cost, write)
 end
 -- the count grows by exactly the cost and the window's end does not move (see decide_same in batch.lua)
 LINEAR[A['fixed-window']] = true
+
+-- A refund (see settle in decide.lua): the count of the window the reservation was charged in falls by
+-- `units` (not below 0), the window's end unchanged; a window since replaced keeps what it counted.
+R['fixed-window'] = function(key, limit, window, burst, at, units)
+  local v = kv_get(key)
+  if not v then return end
+  local i, _, c, counter = window_parse(v)
+  if not c or counter or i ~= floor(at / window) then return end
+  c = c - units
+  if c < 0 then c = 0 end
+  kv_set(key, { i, c })
+end

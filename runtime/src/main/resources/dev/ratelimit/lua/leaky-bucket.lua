@@ -2,3 +2,4 @@
 -- request is admitted while the level plus its cost stays within `burst`. The level is
 -- (TAT - now) * limit / window (see bucket.lua).
 A['leaky-bucket'] = bucket
+R['leaky-bucket'] = bucket_refund

@@ -10,7 +10,10 @@
 --          leave; '2' to decide without charging, replying the state as it stands (used to check
 --          policies whose keys live in different cluster slots before charging any of them);
 --          '0<lease>' to decide and charge a call that holds concurrency slots, named <lease> (an
---          id unique to the call, see concurrency.lua); '3' as '2', but a denial locks its key out as a
+--          id unique to the call, see concurrency.lua); 'R' (or 'R<lease>') to charge a reservation:
+--          as '0', and the reply's first value is the time of the charge (microseconds) instead of 1
+--          when admitted; 'S<at>' to settle a reservation charged at <at>: each policy's cost is the
+--          units it gives back, and the reply is the state as it then stands (as '2'); '3' as '2', but a denial locks its key out as a
 --          charge's would (see decide.lua: the first pass of a call across cluster slots).
 --   then six arguments per policy, one policy per key:
 --          algorithm name, limit, window (microseconds), burst, shadow ('1': reported, never
@@ -200,6 +203,10 @@ end
 --   the common case) it writes that state itself when it admits: no closure to build and call, and
 --   the uncharged reset is not read (an algorithm may skip computing it and return any number).
 local A = {}
+-- The refunds of a settled reservation (see settle in decide.lua), by algorithm: a function (key, limit,
+-- window, burst, at, units) giving `units` back to a key charged at the microsecond `at`, never more than
+-- it holds in use. An algorithm without one (concurrency) has nothing to settle.
+local R = {}
 -- The algorithms whose admissions at one instant are linear: each admission of cost c leaves c units
 -- fewer, so a batch charges a burst of identical calls on one key at once. The value is true when the
 -- reset does not move either, else a function (key, limit, window, remaining) giving the reset in ms

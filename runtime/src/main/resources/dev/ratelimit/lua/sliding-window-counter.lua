@@ -119,6 +119,27 @@ A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
     sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
   end
 end
+-- A refund (see settle in decide.lua): the count of the window the reservation was charged in falls by
+-- `units` (not below 0): the current one, or the previous one when the window has turned since; older
+-- windows no longer count. Its TTL is unchanged. A value this algorithm did not write is left alone.
+R['sliding-window-counter'] = function(key, limit, window, burst, at, units)
+  local v = kv_get(key)
+  if not v then return end
+  local i, p, c, own = window_parse(v)
+  if not c or not own then return end
+  local j = floor(at / window)
+  if j == i then
+    c = c - units
+    if c < 0 then c = 0 end
+  elseif j == i - 1 then
+    p = p - units
+    if p < 0 then p = 0 end
+  else
+    return
+  end
+  kv_set(key, { i, p, c })
+end
+
 -- Admissions at one instant leave cost units fewer each (see decide_same in batch.lua). The reset
 -- does not move while the previous window still counts (the wait is for its share to fall by one);
 -- without a previous count it is the wait for the current count c to fall below c / (c - 1) of a

@@ -15,11 +15,20 @@ local function log_members(args, stamp, count, cost)
 end
 
 -- ZADD of score/member pairs, 500 pairs at a time: unpack (and a Lua call) takes a bounded number
--- of values.
+-- of values. A refund (see below) removes members, so a set's size can shrink at a given time and a
+-- name be made twice: NX keeps the member there, and an entry whose name was taken is added under a
+-- name past every size the set can have had (its size plus the pairs being added, plus a counter).
 local function log_add(key, args)
   local n = #args
+  local added = 0
   for i = 1, n, 1000 do
-    redis.call('ZADD', key, unpack(args, i, math.min(i + 999, n)))
+    added = added + redis.call('ZADD', key, 'NX', unpack(args, i, math.min(i + 999, n)))
+  end
+  local extra = 0
+  while added < n / 2 do
+    extra = extra + 1
+    local stamp = args[1]
+    added = added + redis.call('ZADD', key, 'NX', stamp, stamp .. ':' .. (redis.call('ZCARD', key) + n + extra))
   end
 end
 
@@ -124,7 +133,9 @@ local function sliding_log_write(key, window, count, cost, log)
     return
   end
   if cost == 1 then
-    redis.call('ZADD', key, stamp, stamp .. ':' .. (count + 1))
+    if redis.call('ZADD', key, 'NX', stamp, stamp .. ':' .. (count + 1)) == 0 then
+      log_add(key, { stamp, stamp .. ':' .. (count + 1) })
+    end
   else
     local args = {}
     log_members(args, stamp, count, cost)
@@ -159,6 +170,17 @@ A['sliding-window-log'] = function(key, limit, window, burst, cost, write)
     sliding_log_write(key, window, count, cost, log)
   end
 end
+-- A refund (see settle in decide.lua): `units` of the entries logged at the reservation's instant `at`
+-- leave the log (fewer if some have left the window since).
+R['sliding-window-log'] = function(key, limit, window, burst, at, units)
+  local stamp = int(at)
+  local found = redis.pcall('ZRANGEBYSCORE', key, stamp, stamp, 'LIMIT', 0, units)
+  if type(found) ~= 'table' or found.err then return end
+  for i = 1, #found, 1000 do
+    redis.call('ZREM', key, unpack(found, i, math.min(i + 999, #found)))
+  end
+end
+
 -- Admissions at one instant leave cost units fewer each (see decide_same in batch.lua); the reset is
 -- when the oldest entry leaves the window, the first admission's entries included.
 if batching then

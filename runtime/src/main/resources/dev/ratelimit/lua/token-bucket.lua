@@ -2,3 +2,4 @@
 -- `cost` tokens. The same rate and capacity as the other bucket algorithms (see bucket.lua): the
 -- bucket holds burst - (TAT - now) * limit / window tokens.
 A['token-bucket'] = bucket
+R['token-bucket'] = bucket_refund

@@ -93,6 +93,18 @@ class ContributedBackendTest {
         }
 
         @Override
+        public Uni<BackendReply> reserve(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease) {
+            DECISIONS.incrementAndGet();
+            return delegate.reserve(policies, keys, costs, nowMicros, lease);
+        }
+
+        @Override
+        public Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
+                long nowMicros) {
+            return delegate.settle(policies, keys, refunds, chargedAt, nowMicros);
+        }
+
+        @Override
         public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
             return delegate.release(policies, keys, costs, lease, nowMicros);
         }

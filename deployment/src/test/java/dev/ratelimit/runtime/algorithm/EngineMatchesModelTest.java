@@ -87,6 +87,8 @@ class EngineMatchesModelTest {
         // the lease of each call charged so far and its costs, for the releases of later steps
         List<String> leases = new ArrayList<>();
         List<long[]> leaseCosts = new ArrayList<>();
+        // the reservations admitted so far and not settled: when each was charged, and what each policy charged
+        List<long[]> reservations = new ArrayList<>();
         for (int k = 0; k < s.steps().size(); k++) {
             Step st = s.steps().get(k);
             now += st.gap();
@@ -110,22 +112,68 @@ class EngineMatchesModelTest {
                 compareRun(run, functionRun, expectedInRun, describedInRun);
             }
             long[] costs = st.costs();
+            String where = "step " + (k + 1) + " (" + st + ") at EPOCH + " + (now - Scenarios.EPOCH) + "us";
+            if (st.settle() >= 0 && !reservations.isEmpty()) {
+                // a settlement is not part of a batch run (the extension sends it alone): the run so far goes first
+                if (!run.isEmpty()) {
+                    compareRun(run, functionRun, expectedInRun, describedInRun);
+                }
+                long[] r = reservations.remove(st.settle() % reservations.size());
+                long at = r[0];
+                long[] refunds = new long[n];
+                long[] ats = new long[n];
+                for (int i = 0; i < n; i++) {
+                    refunds[i] = Math.min(costs[i], r[1 + i]);
+                    ats[i] = at;
+                }
+                long[] settled = model.settle(limits, local, refunds, at, now);
+                String how = where + ", settling " + Arrays.toString(refunds) + " of the reservation at EPOCH + "
+                        + (at - Scenarios.EPOCH) + "us";
+                for (String[] keys : List.of(single, batched)) {
+                    long[] got = redis.single(Call.settlement(limits, keys, refunds, at, now));
+                    assertArrayEquals(settled, got, () -> "Redis settlement, " + how + ": model "
+                            + Arrays.toString(settled) + " vs " + Arrays.toString(got));
+                }
+                for (String[] keys : List.of(singleFunction, batchedFunction)) {
+                    long[] got = functions.single(Call.settlement(limits, keys, refunds, at, now));
+                    assertArrayEquals(settled, got, () -> "Redis function settlement, " + how + ": model "
+                            + Arrays.toString(settled) + " vs " + Arrays.toString(got));
+                }
+                long[] fromLocal = backend.settleNow(policies, local, refunds, ats, now).toScriptOrder();
+                assertArrayEquals(settled, fromLocal, () -> "in-process settlement, " + how + ": model "
+                        + Arrays.toString(settled) + " vs " + Arrays.toString(fromLocal));
+            }
             // a call names a lease only when it has a concurrency policy, as the extension does
             String lease = hasConcurrency(limits) ? "L" + k : null;
-            long[] expected = model.decide(limits, local, costs, now, st.dryRun(), lease);
-            String where = "step " + (k + 1) + " (" + st + ") at EPOCH + " + (now - Scenarios.EPOCH) + "us";
-            long[] fromRedis = redis.single(new Call(limits, single, costs, now, st.dryRun(), lease));
+            boolean reserve = st.reserve() && !st.dryRun();
+            long[] expected = reserve ? model.reserve(limits, local, costs, now, lease)
+                    : model.decide(limits, local, costs, now, st.dryRun(), lease);
+            long[] fromRedis = redis.single(reserve ? Call.reservation(limits, single, costs, now, lease)
+                    : new Call(limits, single, costs, now, st.dryRun(), lease));
             assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
-            long[] fromFunction = functions.single(new Call(limits, singleFunction, costs, now, st.dryRun(), lease));
+            long[] fromFunction = functions.single(reserve ? Call.reservation(limits, singleFunction, costs, now, lease)
+                    : new Call(limits, singleFunction, costs, now, st.dryRun(), lease));
             assertArrayEquals(expected, fromFunction, () -> "Redis function, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromFunction));
-            long[] fromLocal = backend.decideNow(policies, local, costs, now, st.dryRun(), lease).toScriptOrder();
+            long[] fromLocal = (reserve ? backend.reserveNow(policies, local, costs, now, lease)
+                    : backend.decideNow(policies, local, costs, now, st.dryRun(), lease)).toScriptOrder();
             assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
-            run.add(new Call(limits, batched, costs, now, st.dryRun(), lease));
-            functionRun.add(new Call(limits, batchedFunction, costs, now, st.dryRun(), lease));
-            if (lease != null && expected[0] == 1 && !st.dryRun()) {
+            run.add(reserve ? Call.reservation(limits, batched, costs, now, lease)
+                    : new Call(limits, batched, costs, now, st.dryRun(), lease));
+            functionRun.add(reserve ? Call.reservation(limits, batchedFunction, costs, now, lease)
+                    : new Call(limits, batchedFunction, costs, now, st.dryRun(), lease));
+            if (reserve && expected[0] != 0) {
+                // what each policy charged: nothing where a shadow policy denied
+                long[] r = new long[1 + n];
+                r[0] = expected[0];
+                for (int i = 0; i < n; i++) {
+                    r[1 + i] = expected[1 + 4 * i] == 1 ? costs[i] : 0;
+                }
+                reservations.add(r);
+            }
+            if (lease != null && expected[0] != 0 && !st.dryRun()) {
                 // charged: its slots can be released; a shadow policy that denied took none (and its cost may be one
                 // the extension refuses before asking Redis: above the capacity)
                 long[] held = costs.clone();

@@ -133,6 +133,87 @@ final class ReferenceModel {
 
     /** Decides one call whose concurrency policies, when charged, take slots named {@code lease}. */
     long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun, String lease) {
+        return decide(limits, keys, costs, nowMicros, dryRun, lease, false);
+    }
+
+    /**
+     * Charges a reservation: as {@link #decide}, and when admitted the reply's first value is the time of the charge
+     * (what its settlement names) instead of 1.
+     */
+    long[] reserve(Limit[] limits, String[] keys, long[] costs, long nowMicros, String lease) {
+        long[] reply = decide(limits, keys, costs, nowMicros, false, lease, false);
+        if (reply[0] == 1) {
+            reply[0] = nowMicros;
+        }
+        return reply;
+    }
+
+    /**
+     * Settles a reservation charged at {@code at}: each policy gives back {@code refunds[i]} units of what it holds in
+     * use, as its algorithm says (a bucket's time moves back, never before now; a window's count of the reservation's
+     * window falls, the counter's previous window too, never below 0; a log loses entries logged at {@code at}; a
+     * concurrency policy has nothing to settle). Then replies each key's state as it stands, read for one unit.
+     */
+    long[] settle(Limit[] limits, String[] keys, long[] refunds, long at, long nowMicros) {
+        for (int i = 0; i < limits.length; i++) {
+            if (refunds[i] > 0) {
+                refund(limits[i], keys[i], refunds[i], at, nowMicros);
+            }
+        }
+        long[] ones = new long[limits.length];
+        java.util.Arrays.fill(ones, 1);
+        return decide(limits, keys, ones, nowMicros, true, null, true);
+    }
+
+    private void refund(Limit p, String key, long units, long at, long t) {
+        long w = p.windowMicros();
+        switch (p.algorithm()) {
+            case "token-bucket", "leaky-bucket", "gcra" -> {
+                BucketState s = state(key, BucketState.class);
+                Rational now = Rational.of(t);
+                if (s != null && s.tat().compareTo(now) > 0) {
+                    Rational back = s.tat().subtract(Rational.of(w, p.limit()).multiply(units));
+                    states.put(key, new BucketState(Rational.max(back, now)));
+                }
+            }
+            case "fixed-window" -> {
+                FixedWindowState s = state(key, FixedWindowState.class);
+                if (s != null && s.index() == Math.floorDiv(at, w)) {
+                    states.put(key, new FixedWindowState(s.index(), Math.max(0, s.count() - units)));
+                }
+            }
+            case "sliding-window-counter" -> {
+                CounterState s = state(key, CounterState.class);
+                long j = Math.floorDiv(at, w);
+                if (s != null && j == s.index()) {
+                    states.put(key, new CounterState(s.index(), s.prev(), Math.max(0, s.cur() - units)));
+                } else if (s != null && j == s.index() - 1) {
+                    states.put(key, new CounterState(s.index(), Math.max(0, s.prev() - units), s.cur()));
+                }
+            }
+            case "sliding-window-log" -> {
+                LogState s = state(key, LogState.class);
+                Long there = s == null ? null : s.entries().get(at);
+                if (there != null) {
+                    if (there <= units) {
+                        s.entries().remove(at);
+                    } else {
+                        s.entries().put(at, there - units);
+                    }
+                }
+            }
+            default -> {
+                // concurrency: nothing to settle
+            }
+        }
+    }
+
+    /**
+     * Decides one call; {@code asIs} (with {@code dryRun}) replies each policy's state as it stands, as a check that
+     * charges nothing reads it, rather than what the charge would leave.
+     */
+    private long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun, String lease,
+            boolean asIs) {
         this.lease = lease;
         this.charging = !dryRun;
         int n = limits.length;
@@ -185,7 +266,7 @@ final class ReferenceModel {
         reply[0] = all ? 1 : 0;
         for (int i = 0; i < n; i++) {
             Verdict v = verdicts.get(i);
-            boolean charged = all && v.admits();
+            boolean charged = all && v.admits() && !asIs;
             reply[1 + 4 * i] = v.admits() ? 1 : 0;
             reply[2 + 4 * i] = charged ? v.availableBefore() - v.cost() : v.availableBefore();
             reply[3 + 4 * i] = v.retryMs();

@@ -43,13 +43,18 @@ final class Scenarios {
      * charged (a release that overtook its charge: the charge must then take nothing), whether that call is admitted,
      * denied, a dry run, or never made.
      */
-    record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
+    record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release, boolean reserve, int settle) {
+        Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
+            this(gap, costs, dryRun, newRun, release, false, -1);
+        }
+
         @Override
         public String toString() {
             String freed = release < 0 ? "" : release >= AHEAD ? " release the lease of step +" + (release - AHEAD)
                     : " release #" + release;
-            return "+" + gap + "us" + freed + " cost " + Arrays.toString(costs) + (dryRun ? " dry" : "")
-                    + (newRun ? " | new run" : "");
+            String settled = settle < 0 ? "" : " settle reservation #" + settle + " refunding up to these costs;";
+            return "+" + gap + "us" + freed + settled + (reserve ? " reserve" : "") + " cost "
+                    + Arrays.toString(costs) + (dryRun ? " dry" : "") + (newRun ? " | new run" : "");
         }
     }
 
@@ -196,7 +201,12 @@ final class Scenarios {
             case 1 -> r.nextInt(8);
             default -> AHEAD + r.nextInt(4); // this call's own lease, or one of the next three
         };
-        return new Step(gap, costs, r.nextInt(10) == 0, r.nextInt(4) == 0, release);
+        boolean dry = r.nextInt(10) == 0;
+        // a reservation (a charge whose time its settlement names), and the settlement of one made before: its
+        // refund per policy is at most this step's cost (and what the reservation charged)
+        boolean reserve = !dry && r.nextInt(4) == 0;
+        int settle = r.nextInt(5) == 0 ? r.nextInt(6) : -1;
+        return new Step(gap, costs, dry, r.nextInt(4) == 0, release, reserve, settle);
     }
 
     private static long mostCost(Limit l) {
@@ -230,27 +240,35 @@ final class Scenarios {
         for (int i = 0; i < n; i++) {
             Step st = steps.get(i);
             if (st.gap() != 0) {
-                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release())));
-                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release())));
+                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
+                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
             }
             for (int k = 0; k < st.costs().length; k++) {
                 long c = st.costs()[k];
                 if (c > 1) {
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
                 }
             }
             if (st.dryRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release(), st.reserve(), st.settle())));
             }
             if (st.newRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release(), st.reserve(), st.settle())));
+            }
+            if (st.settle() >= 0) {
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
+                        st.reserve(), -1)));
+            }
+            if (st.reserve()) {
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
+                        false, st.settle())));
             }
             if (st.release() >= 0) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1)));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1, st.reserve(), st.settle())));
                 if (st.release() > AHEAD) {
-                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD)));
+                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD, st.reserve(), st.settle())));
                 }
             }
         }
@@ -309,7 +327,7 @@ final class Scenarios {
         for (Step st : s.steps()) {
             long[] costs = st.costs().clone();
             costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? l.burst() + 1 : mostCost(l));
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release()));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle()));
         }
         return new Scenario(limits, s.start(), steps);
     }
@@ -325,7 +343,7 @@ final class Scenarios {
                     costs[j++] = st.costs()[k];
                 }
             }
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release()));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle()));
         }
         return new Scenario(limits, s.start(), steps);
     }

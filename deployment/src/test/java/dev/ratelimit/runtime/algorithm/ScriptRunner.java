@@ -24,13 +24,31 @@ import dev.ratelimit.test.redis.RespClient;
 public final class ScriptRunner implements AutoCloseable {
 
     /** One call: its policies (distinct keys), costs, time ({@link #REDIS_TIME}: Redis's) and whether it only checks. */
-    public record Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun, String lease) {
+    public record Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun, String lease,
+            String kind) {
         Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun) {
-            this(limits, keys, costs, now, dryRun, null);
+            this(limits, keys, costs, now, dryRun, null, null);
+        }
+
+        public Call(Limit[] limits, String[] keys, long[] costs, long now, boolean dryRun, String lease) {
+            this(limits, keys, costs, now, dryRun, lease, null);
+        }
+
+        /** A reservation's charge (mode R, see decide.lua). */
+        static Call reservation(Limit[] limits, String[] keys, long[] costs, long now, String lease) {
+            return new Call(limits, keys, costs, now, false, lease, "R");
+        }
+
+        /** The settlement of a reservation charged at {@code at}: {@code refunds} per policy (mode S<at>). */
+        static Call settlement(Limit[] limits, String[] keys, long[] refunds, long at, long now) {
+            return new Call(limits, keys, refunds, now, false, null, "S" + at);
         }
 
         /** The mode argument: a charge of a call holding concurrency slots names its lease. */
         String mode() {
+            if (kind != null) {
+                return kind.equals("R") && lease != null ? kind + lease : kind;
+            }
             return dryRun ? "1" : lease == null ? "0" : "0" + lease;
         }
     }
@@ -284,7 +302,8 @@ public final class ScriptRunner implements AutoCloseable {
 
     private static boolean compact(List<Call> calls) {
         for (Call c : calls) {
-            if (c.limits().length != 1 || c.dryRun() || c.lease() != null || c.now() != calls.get(0).now()) {
+            if (c.limits().length != 1 || c.dryRun() || c.lease() != null || c.kind() != null
+                    || c.now() != calls.get(0).now()) {
                 return false;
             }
         }

@@ -69,4 +69,27 @@ final class BucketAlgorithm implements InProcessAlgorithm {
         long drained = nb > 0 ? na + 1 : na;
         return Outcome.allowed(avail, reset, nextNow, new BucketState(na, nb, limit, drained));
     }
+
+    /** The key's time moves back by {@code units} units, never before now (bucket_refund in bucket.lua). */
+    @Override
+    public State refund(State st, long now, long limit, long window, long burst, long at, long units) {
+        if (!(st instanceof BucketState bucket)) {
+            return st;
+        }
+        long[] t = bucket.time(limit);
+        if (t[0] < now || (t[0] == now && t[1] == 0)) {
+            return st;
+        }
+        long qw = window / limit;
+        long rw = window - qw * limit;
+        long nb = t[1] - units * rw;
+        long carry = Math.floorDiv(nb, limit);
+        long na = t[0] - units * qw + carry;
+        nb -= carry * limit;
+        if (na < now) {
+            na = now;
+            nb = 0;
+        }
+        return new BucketState(na, nb, limit, nb > 0 ? na + 1 : na);
+    }
 }

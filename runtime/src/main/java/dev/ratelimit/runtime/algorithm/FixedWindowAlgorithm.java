@@ -40,4 +40,13 @@ final class FixedWindowAlgorithm implements InProcessAlgorithm {
         long expiresAt = keepTtl ? st.expiresAt() : now + left;
         return Outcome.allowed(limit - count, left, resetNow, new WindowState(idx, count + cost, expiresAt));
     }
+
+    /** The count of the reservation's window falls by {@code units}, not below 0 (fixed-window.lua's refund). */
+    @Override
+    public State refund(State st, long now, long limit, long window, long burst, long at, long units) {
+        if (!(st instanceof WindowState w) || w.index != Math.floorDiv(at, window)) {
+            return st;
+        }
+        return new WindowState(w.index, Math.max(0, w.count - units), w.expiresAt());
+    }
 }

@@ -39,4 +39,14 @@ public interface InProcessAlgorithm {
     default State release(State stored, String lease, long now, long window) {
         return stored;
     }
+
+    /**
+     * Gives {@code units} back to a key whose stored state is {@code stored} (null: none, or expired) at {@code now},
+     * for a reservation charged at the microsecond {@code at} that keeps less than it reserved: never more than the key
+     * holds in use (the refund of the algorithm's script in {@code R}, see {@code decide.lua}). Returns the state to
+     * store, as {@link #release} does. By default nothing is given back (a concurrency policy has nothing to settle).
+     */
+    default State refund(State stored, long now, long limit, long window, long burst, long at, long units) {
+        return stored;
+    }
 }

@@ -88,4 +88,23 @@ final class SlidingCounterAlgorithm implements InProcessAlgorithm {
         }
         return x + w - floorRatio(target, w, c);
     }
+
+    /**
+     * The count of the reservation's window falls by {@code units}, not below 0: the current one, or the previous one
+     * (sliding-window-counter.lua's refund).
+     */
+    @Override
+    public State refund(State st, long now, long limit, long window, long burst, long at, long units) {
+        if (!(st instanceof CounterState c)) {
+            return st;
+        }
+        long j = Math.floorDiv(at, window);
+        if (j == c.index) {
+            return new CounterState(c.index, c.previous, Math.max(0, c.current - units), c.expiresAt());
+        }
+        if (j == c.index - 1) {
+            return new CounterState(c.index, Math.max(0, c.previous - units), c.current, c.expiresAt());
+        }
+        return st;
+    }
 }

@@ -49,4 +49,13 @@ final class SlidingLogAlgorithm implements InProcessAlgorithm {
         // the admitted times are appended only if the whole decision charges (LogState.charge)
         return Outcome.allowed(limit - count, reset, resetNow, new LogState(log, now + window));
     }
+
+    /** {@code units} of the entries logged at {@code at} leave the log (sliding-window-log.lua's refund). */
+    @Override
+    public State refund(State st, long now, long limit, long window, long burst, long at, long units) {
+        if (st instanceof LogState l) {
+            l.log.remove(at, units);
+        }
+        return st;
+    }
 }

@@ -62,4 +62,22 @@ final class TimeLog {
         times = next;
         head = 0;
     }
+
+    /** Removes up to {@code most} entries equal to {@code time}, keeping the others in order. */
+    void remove(long time, long most) {
+        int kept = 0;
+        long removed = 0;
+        long[] next = new long[times.length];
+        for (int i = 0; i < size; i++) {
+            long t = get(i);
+            if (t == time && removed < most) {
+                removed++;
+            } else {
+                next[kept++] = t;
+            }
+        }
+        times = next;
+        head = 0;
+        size = kept;
+    }
 }

@@ -28,10 +28,17 @@ public final class BackendReply {
     private final long[] values;
     /** How many calls the script run that produced this reply decided; 0 when not known. */
     private final int runSize;
+    /** Per policy, when a reservation merged from several script calls was charged; null otherwise. */
+    private final long[] chargedAtEach;
 
     private BackendReply(long[] values, int runSize) {
+        this(values, runSize, null);
+    }
+
+    private BackendReply(long[] values, int runSize, long[] chargedAtEach) {
         this.values = values;
         this.runSize = runSize;
+        this.chargedAtEach = chargedAtEach;
     }
 
     /**
@@ -69,9 +76,28 @@ public final class BackendReply {
         return (values.length - 1) / WIDTH;
     }
 
-    /** Whether the call was admitted: every enforced policy admitted it. */
+    /**
+     * Whether the call was admitted: every enforced policy admitted it. (A reservation's reply holds the time of its
+     * charge there instead of 1, see {@link #chargedAt}.)
+     */
     public boolean allAdmitted() {
-        return values[0] == 1;
+        return values[0] != 0;
+    }
+
+    /**
+     * When a reservation this reply admitted was charged, in microseconds of the backend's clock (what a settlement
+     * names it by); -1 for a reply that is not an admitted reservation's.
+     */
+    public long chargedAt() {
+        return values[0] > 1 ? values[0] : -1;
+    }
+
+    /** When policy {@code i} of an admitted reservation was charged (see {@link #chargedAt()}); -1 when not known. */
+    public long chargedAt(int i) {
+        if (chargedAtEach != null) {
+            return chargedAtEach[i];
+        }
+        return chargedAt();
     }
 
     /** Whether policy {@code i} admitted the call (a shadow policy may deny an admitted call). */
@@ -151,6 +177,7 @@ public final class BackendReply {
     public static final class Builder {
 
         private final long[] values;
+        private long[] chargedAtEach;
 
         private Builder(int policies) {
             this(new long[1 + WIDTH * policies]);
@@ -171,9 +198,20 @@ public final class BackendReply {
             return this;
         }
 
-        /** Sets policy {@code i} to what policy {@code from} of {@code reply} answered. */
+        /**
+         * Sets policy {@code i} to what policy {@code from} of {@code reply} answered, and when it was charged if
+         * {@code reply} is an admitted reservation's.
+         */
         public Builder policy(int i, BackendReply reply, int from) {
             System.arraycopy(reply.values, 1 + WIDTH * from, values, 1 + WIDTH * i, WIDTH);
+            long at = reply.chargedAt(from);
+            if (at > 0) {
+                if (chargedAtEach == null) {
+                    chargedAtEach = new long[(values.length - 1) / WIDTH];
+                    Arrays.fill(chargedAtEach, -1);
+                }
+                chargedAtEach[i] = at;
+            }
             return this;
         }
 
@@ -183,13 +221,21 @@ public final class BackendReply {
             return this;
         }
 
+        /** The call is an admitted reservation charged at {@code micros} (see {@link BackendReply#chargedAt}). */
+        public Builder chargedAt(long micros) {
+            if (values[0] != 0) {
+                values[0] = micros;
+            }
+            return this;
+        }
+
         /** Whether the call is still admitted. */
         public boolean admitted() {
-            return values[0] == 1;
+            return values[0] != 0;
         }
 
         public BackendReply build() {
-            return new BackendReply(values.clone(), 0);
+            return new BackendReply(values.clone(), 0, chargedAtEach == null ? null : chargedAtEach.clone());
         }
     }
 }

@@ -36,6 +36,22 @@ public interface RateLimitBackend {
             String lease);
 
     /**
+     * Charges a reservation: decides and charges as {@link #decide} does, and an admitted reply says when it was
+     * charged ({@link BackendReply#chargedAt}), which its settlement names. A call whose policies live in several
+     * cluster slots is charged at one instant per slot: it is settled slot by slot, each at its own.
+     */
+    Uni<BackendReply> reserve(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease);
+
+    /**
+     * Settles a reservation charged at {@code chargedAt}: each policy gives back {@code refunds[i]} units (0: none) of
+     * what it charged, never more than its key holds in use; then replies each key's state as it stands (as
+     * {@link #peek} does). A policy with nothing to settle ({@code concurrency}) is only read.
+     *
+     * @param chargedAt per policy, the instant its charge was made ({@link BackendReply#chargedAt})
+     */
+    Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt, long nowMicros);
+
+    /**
      * Frees the slots the {@code concurrency} policies among {@code policies} took for {@code lease} (the other
      * policies are ignored), on the backend's clock; see {@link #release(Policy[], String[], long[], String, long)}.
      */

@@ -84,6 +84,59 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<BackendReply> reserve(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease) {
+        return Uni.createFrom().item(() -> reserveNow(policies, keys, costs, nowMicros, lease));
+    }
+
+    @Override
+    public Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
+            long nowMicros) {
+        return Uni.createFrom().item(() -> settleNow(policies, keys, refunds, chargedAt, nowMicros));
+    }
+
+    /** A reservation's charge: as {@link #decideNow}, and an admitted reply says when it was charged. */
+    public BackendReply reserveNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        BackendReply r = decideNow(policies, keys, costs, now, false, lease);
+        return r.allAdmitted() ? r.toBuilder().chargedAt(now).build() : r;
+    }
+
+    /**
+     * Settles a reservation: each policy gives {@code refunds[i]} units back of what it charged at
+     * {@code chargedAt[i]}, by its algorithm's {@link InProcessAlgorithm#refund}; then each key's state as it stands.
+     */
+    public BackendReply settleNow(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
+            long nowMicros) {
+        long now = nowMicros < 0 ? nowMicros() : nowMicros;
+        int[] stripes = stripes(keys);
+        for (int s : stripes) {
+            locks[s].lock();
+        }
+        try {
+            long[] ones = new long[policies.length];
+            for (int i = 0; i < policies.length; i++) {
+                ones[i] = 1;
+                if (refunds[i] <= 0) {
+                    continue;
+                }
+                Policy p = policies[i];
+                State stored = states.get(keys[i]);
+                State live = stored != null && stored.expiresAt() <= now ? null : stored;
+                State next = p.algorithm().inProcess().refund(live, now, p.limit(), p.windowMicros(), p.burst(),
+                        chargedAt[i], refunds[i]);
+                if (next != live) {
+                    store(keys[i], stored, next);
+                }
+            }
+            return decideLocked(policies, keys, ones, now, true, true, null);
+        } finally {
+            for (int i = stripes.length - 1; i >= 0; i--) {
+                locks[stripes[i]].unlock();
+            }
+        }
+    }
+
+    @Override
     public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
         releaseNow(policies, keys, lease, nowMicros);
         return Uni.createFrom().voidItem();

@@ -84,6 +84,40 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<BackendReply> reserve(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease) {
+        String charge = lease == null ? RESERVE : RESERVE + lease;
+        if (cluster && policies.length > 1) {
+            Map<String, List<Integer>> groups = groupsBySlot(keys);
+            if (groups.size() > 1) {
+                return decideAcrossSlots(policies, keys, costs, nowMicros, false, lease, groups, charge);
+            }
+        }
+        return call(policies, keys, costs, nowMicros, charge);
+    }
+
+    /**
+     * One settlement call per instant of charge (and per slot on a cluster: a reservation across slots was charged
+     * slot by slot), each sent on its own, never in a batch run: a refund changes keys a run may have read.
+     */
+    @Override
+    public Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
+            long nowMicros) {
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i = 0; i < policies.length; i++) {
+            String group = (cluster ? RedisKeys.hashTag(keys[i]) : "") + '@' + chargedAt[i];
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
+        }
+        BackendReply.Builder merged = BackendReply.builder(policies.length);
+        Uni<Void> done = Uni.createFrom().voidItem();
+        for (List<Integer> part : groups.values()) {
+            String mode = SETTLE + chargedAt[part.get(0)];
+            done = done.chain(() -> callPart(policies, keys, refunds, nowMicros, mode, part, false)
+                    .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
+        }
+        return done.map(ignored -> merged.build());
+    }
+
+    @Override
     public Uni<Void> release(Policy[] policies, String[] keys, long[] costs, String lease, long nowMicros) {
         List<Integer> held = new ArrayList<>(policies.length);
         for (int i = 0; i < policies.length; i++) {
@@ -144,8 +178,16 @@ public class RedisBackend implements RateLimitBackend {
     private static final String DRY_RUN = "1";
     private static final String CHECK_AS_IS = "2";
     private static final String CHECK_AND_LOCK = "3";
+    private static final String RESERVE = "R";
+    private static final String SETTLE = "S";
 
     private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
+        return call(policies, keys, costs, nowMicros, mode, true);
+    }
+
+    /** One script call; {@code batched}: it may go in a batch run with others. */
+    private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
+            boolean batched) {
         String[] args = new String[2 + policies.length * 6];
         args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
         args[1] = mode;
@@ -162,7 +204,7 @@ public class RedisBackend implements RateLimitBackend {
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return executor.execute(script, batch, policyTable, policies, keys, args, RedisBackend::reply);
+        return executor.execute(script, batched ? batch : null, policyTable, policies, keys, args, RedisBackend::reply);
     }
 
     /**
@@ -190,7 +232,13 @@ public class RedisBackend implements RateLimitBackend {
 
     private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
             String lease, Map<String, List<Integer>> groups) {
-        String charge = lease == null ? CHARGE : CHARGE + lease;
+        return decideAcrossSlots(policies, keys, costs, nowMicros, dryRun, lease, groups,
+                lease == null ? CHARGE : CHARGE + lease);
+    }
+
+    /** As above, the groups charged in {@code charge} mode (a plain charge or a reservation's). */
+    private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros,
+            boolean dryRun, String lease, Map<String, List<Integer>> groups, String charge) {
         List<List<Integer>> parts = new ArrayList<>(groups.values());
         Uni<Void> checked = Uni.createFrom().voidItem();
         BackendReply.Builder merged = BackendReply.builder(policies.length);
@@ -198,7 +246,7 @@ public class RedisBackend implements RateLimitBackend {
         // (a denial there denies the call: it locks its key out as the charge would have)
         String checkMode = dryRun ? DRY_RUN : CHECK_AND_LOCK;
         for (List<Integer> part : parts) {
-            checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, checkMode, part)
+            checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, checkMode, part, true)
                     .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
         }
         return checked.chain(() -> {
@@ -211,7 +259,7 @@ public class RedisBackend implements RateLimitBackend {
             for (List<Integer> part : parts) {
                 charged = charged.chain(() -> !result.admitted()
                         ? Uni.createFrom().voidItem()
-                        : callPart(policies, keys, costs, nowMicros, charge, part)
+                        : callPart(policies, keys, costs, nowMicros, charge, part, true)
                                 .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
             }
             return charged.chain(ignored -> {
@@ -229,7 +277,7 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     private Uni<BackendReply> callPart(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
-            List<Integer> part) {
+            List<Integer> part, boolean batched) {
         Policy[] p = new Policy[part.size()];
         String[] k = new String[part.size()];
         long[] c = new long[part.size()];
@@ -239,7 +287,7 @@ public class RedisBackend implements RateLimitBackend {
             k[j] = keys[i];
             c[j] = costs[i];
         }
-        return call(p, k, c, nowMicros, mode);
+        return call(p, k, c, nowMicros, mode, batched);
     }
 
     private static void mergeInto(BackendReply.Builder target, BackendReply partResult, List<Integer> part) {
