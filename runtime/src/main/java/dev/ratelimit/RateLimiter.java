@@ -66,6 +66,22 @@ public interface RateLimiter {
     }
 
     /**
+     * Charges {@code checks} at their estimated costs, all-or-nothing as {@link #check(List)}, to be settled at their
+     * actual costs when the work ends ({@link Reservation#settle}). Each policy and key is named once.
+     */
+    Uni<Reservation> reserve(List<RateLimitCheck> checks);
+
+    /** {@link #reserve(List)} of the checks written inline. */
+    default Uni<Reservation> reserve(RateLimitCheck... checks) {
+        return reserve(List.of(checks));
+    }
+
+    /** Blocking form of {@link #reserve(RateLimitCheck...)}. */
+    default Reservation reserveBlocking(RateLimitCheck... checks) {
+        return reserve(checks).await().indefinitely();
+    }
+
+    /**
      * The state of the check's policy for its key, on its plan, as it stands, charging nothing (so its cost plays no
      * part): {@code allowed} is whether one unit would be admitted now, {@code remaining} the units available now
      * (slots free, for a {@code concurrency} policy), {@code retryAfter} the wait for one unit when none is,

@@ -13,6 +13,7 @@ import dev.ratelimit.runtime.config.PolicyConfig.PlanConfig;
 import dev.ratelimit.runtime.config.PolicyProblem.Kind;
 import dev.ratelimit.runtime.key.AddressBlocks;
 import dev.ratelimit.runtime.key.KeySource;
+import dev.ratelimit.runtime.policy.CountedOutcomes;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.LimitValues;
 import dev.ratelimit.runtime.policy.PathPattern;
@@ -70,6 +71,16 @@ public final class ConfiguredPolicies {
                             PolicyValidator.property(name, "paths"))));
                 }
             }
+            String countProblem = CountedOutcomes.problem(p.count());
+            if (countProblem != null) {
+                problems.add(new PolicyProblem(Kind.VALUE, name, null, String.format("Policy '%s' has count %s: %s; fix %s",
+                        name, p.count(), countProblem, PolicyValidator.property(name, "count"))));
+            } else if (algorithm.holdsLeases() && !CountedOutcomes.parse(p.count()).all()) {
+                problems.add(new PolicyProblem(Kind.VALUE, name, null, String.format("Policy '%s' has count %s with "
+                        + "algorithm=concurrency: a slot is freed when the request ends, whatever its outcome; remove "
+                        + "%s, or add a rate policy that counts by outcome", name, p.count(),
+                        PolicyValidator.property(name, "count"))));
+            }
             if (p.blockFor().isPresent()) {
                 List<String> lockout = new ArrayList<>();
                 PolicyValidator.validateLockout(name, algorithm, p.mode() == PolicyMode.SHADOW, p.blockFor().get(),
@@ -100,7 +111,7 @@ public final class ConfiguredPolicies {
                     long limit = v.limit().getAsInt();
                     return new Policy(name, algorithm, limit, v.window().get(), v.burst().isPresent()
                             ? v.burst().getAsInt() : limit, p.key(), shadow, failureMode, paths, methods,
-                            p.blockFor().orElse(Duration.ZERO));
+                            p.blockFor().orElse(Duration.ZERO), CountedOutcomes.parse(p.count()));
                 };
                 resolved.put(name, policy.apply(values));
                 Map<String, Policy> named = new TreeMap<>();

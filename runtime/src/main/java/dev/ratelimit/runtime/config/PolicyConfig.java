@@ -81,6 +81,16 @@ public interface PolicyConfig {
     Optional<FailureMode> onFailure();
 
     /**
+     * Which HTTP responses count against the limit: `all`, `failures` (4xx and 5xx: a login limiter counting wrong
+     * passwords), `successes` (1xx to 3xx), or a list of statuses (`401,403`). A request reserves its unit before it
+     * runs and gets it back when its response does not count, so concurrent requests never exceed the limit. Applies
+     * to HTTP requests (`paths` policies and annotated resource methods); other calls always count. Not with
+     * `algorithm=concurrency`.
+     */
+    @WithDefault("all")
+    List<String> count();
+
+    /**
      * A lock-out: once this policy denies a key, every request on that key is denied for this long (`Retry-After` and
      * the `RateLimit` field's `t` say when it ends), whatever its algorithm would admit meanwhile. Stored beside the key
      * in Redis, so every instance sees it; `RateLimiter.reset` lifts it. From 1 ms to 366 days. Not with `mode=shadow`

@@ -3,12 +3,15 @@ package dev.ratelimit.runtime.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Reservation;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.Lease;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
@@ -190,27 +193,75 @@ public class DefaultRateLimiter implements RateLimiter {
     private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
         Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
         if (remote == null) {
-            // decided in process when subscribed to, on the caller's thread: asked for and made at once
-            return Uni.createFrom().item(() -> {
-                String lease = ids == null ? null : ids.next();
-                Object trace = tracing.start();
-                RateLimitDecision d;
-                try {
-                    d = counts.counted(ps, local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease)
-                            .decision(ps, Source.LOCAL, lease == null ? null : new Lease(local, ps, keys, costs, lease)));
-                } catch (RuntimeException e) {
-                    if (trace != null) {
-                        tracing.abandoned(trace, e);
-                    }
-                    throw e;
-                }
-                if (trace != null) {
-                    tracing.decided(trace, d, DecidedBy.LOCAL, 0);
-                }
-                return d;
-            });
+            return decidedHere(ps, keys, costs, ids, false, (d, reply) -> d);
         }
         return remote.decide(ps, keys, costs, ids);
+    }
+
+    /**
+     * Decided (or reserved) in process when subscribed to, on the caller's thread: asked for and made at once;
+     * {@code result} makes what the caller gets of the decision and the reply.
+     */
+    private <T> Uni<T> decidedHere(Policy[] ps, String[] keys, long[] costs, Lease.Ids ids, boolean reserve,
+            BiFunction<RateLimitDecision, BackendReply, T> result) {
+        return Uni.createFrom().item(() -> {
+            String lease = ids == null ? null : ids.next();
+            Object trace = tracing.start();
+            RateLimitDecision d;
+            BackendReply reply;
+            try {
+                reply = reserve ? local.reserveNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, lease)
+                        : local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease);
+                d = counts.counted(ps, reply.decision(ps, Source.LOCAL,
+                        lease == null ? null : new Lease(local, ps, keys, costs, lease)));
+            } catch (RuntimeException e) {
+                if (trace != null) {
+                    tracing.abandoned(trace, e);
+                }
+                throw e;
+            }
+            if (trace != null) {
+                tracing.decided(trace, d, DecidedBy.LOCAL, 0);
+            }
+            return result.apply(d, reply);
+        });
+    }
+
+    @Override
+    public Uni<Reservation> reserve(List<RateLimitCheck> checks) {
+        int n = checks.size();
+        if (n == 0) {
+            throw new IllegalArgumentException("at least one check is needed");
+        }
+        Policy[] ps = new Policy[n];
+        String[] keys = new String[n];
+        long[] costs = new long[n];
+        for (int i = 0; i < n; i++) {
+            RateLimitCheck c = checks.get(i);
+            resolve(c.policy(), c.key(), c.cost(), c.plan(), ps, keys, costs, i);
+        }
+        if (MergedChecks.of(ps, keys, costs) != null) {
+            throw new IllegalArgumentException("a reservation names each policy and key once: " + checks);
+        }
+        Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
+        BiFunction<RateLimitDecision, BackendReply, Reservation> made = (d, reply) -> new Reservation(d, checks,
+                reply == null ? null : refunds -> settle(ps, keys, refunds, reply));
+        return remote == null ? decidedHere(ps, keys, costs, ids, true, made) : remote.reserve(ps, keys, costs, ids, made);
+    }
+
+    /** Gives back {@code refunds} of what the reservation {@code reply} admitted charged, on the backend that did. */
+    private Uni<Void> settle(Policy[] ps, String[] keys, long[] refunds, BackendReply reply) {
+        long[] chargedAt = new long[ps.length];
+        for (int i = 0; i < ps.length; i++) {
+            chargedAt[i] = reply.chargedAt(i);
+            if (denyCache != null && refunds[i] > 0) {
+                denyCache.forget(ps[i], keys[i]); // units come back: a denial remembered here may no longer hold
+            }
+        }
+        RateLimitBackend b = remote == null ? local : backend;
+        return b.settle(ps, keys, refunds, chargedAt, RateLimitBackend.BACKEND_CLOCK).ifNoItem().after(timeout)
+                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
+                .replaceWithVoid();
     }
 
     @Override

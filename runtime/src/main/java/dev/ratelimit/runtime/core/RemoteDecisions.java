@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiFunction;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision.Source;
@@ -67,7 +68,16 @@ final class RemoteDecisions {
      * taking concurrency slots draws its lease from {@code leases} at each subscription (null: it takes none).
      */
     Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
-        return new RemoteDecision(ps, keys, costs, leases);
+        return new RemoteDecision<>(ps, keys, costs, leases, false, (d, reply) -> d);
+    }
+
+    /**
+     * A reservation's charge, guarded as a decision is; {@code result} makes what the caller gets of the decision and,
+     * when the backend made it, its reply (null when the deny cache or a failure mode answered).
+     */
+    <T> Uni<T> reserve(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases,
+            BiFunction<RateLimitDecision, BackendReply, T> result) {
+        return new RemoteDecision<>(ps, keys, costs, leases, true, result);
     }
 
     /**
@@ -75,24 +85,30 @@ final class RemoteDecisions {
      * (each of which Quarkus decorates): on subscription it consults the deny cache and the breaker,
      * then calls the backend under the shared {@link CallTimeouts}.
      */
-    private final class RemoteDecision extends AbstractUni<RateLimitDecision> {
+    private final class RemoteDecision<T> extends AbstractUni<T> {
         private final Policy[] ps;
         private final String[] keys;
         private final long[] costs;
         /** Where each subscription draws the name of the slots its concurrency policies take; null without any. */
         private final Lease.Ids leases;
+        /** A reservation's charge ({@link RateLimitBackend#reserve}) rather than a decision's. */
+        private final boolean reserve;
+        private final BiFunction<RateLimitDecision, BackendReply, T> result;
 
-        RemoteDecision(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases, boolean reserve,
+                BiFunction<RateLimitDecision, BackendReply, T> result) {
             this.ps = ps;
             this.keys = keys;
             this.costs = costs;
             this.leases = leases;
+            this.reserve = reserve;
+            this.result = result;
         }
 
         @Override
-        public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
+        public void subscribe(UniSubscriber<? super T> downstream) {
             // here, on the caller's thread, where the caller's span is current; before the caller can cancel
-            RemoteCall call = new RemoteCall(this, leases == null ? null : leases.next(), downstream,
+            RemoteCall<T> call = new RemoteCall<>(this, leases == null ? null : leases.next(), downstream,
                     tracing.start());
             downstream.onSubscribe(call);
             if (call.finished()) {
@@ -109,20 +125,24 @@ final class RemoteDecisions {
                 return;
             }
             if (immediate != null && call.claim()) {
-                downstream.onItem(immediate);
+                downstream.onItem(result.apply(immediate, null));
             }
         }
     }
 
     /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
-    private final class RemoteCall extends CallTimeouts.Watched implements UniSubscriber<BackendReply>, UniSubscription {
+    private final class RemoteCall<T> extends CallTimeouts.Watched implements UniSubscriber<BackendReply>,
+            UniSubscription {
+        @SuppressWarnings("rawtypes")
         private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
                 .newUpdater(RemoteCall.class, "done");
 
-        private final RemoteDecision request;
+        private final RemoteDecision<T> request;
         /** The name of the slots this call's concurrency policies take; null when it has none. */
         private final String lease;
-        private final UniSubscriber<? super RateLimitDecision> downstream;
+        private final UniSubscriber<? super T> downstream;
+        /** The reply the decision was made of; null when the deny cache or a failure mode answered. */
+        private BackendReply decidedBy;
         private volatile int done;
         private volatile UniSubscription upstream;
         private int permit;
@@ -130,8 +150,7 @@ final class RemoteDecisions {
         /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
         private final Object trace;
 
-        RemoteCall(RemoteDecision request, String lease, UniSubscriber<? super RateLimitDecision> downstream,
-                Object trace) {
+        RemoteCall(RemoteDecision<T> request, String lease, UniSubscriber<? super T> downstream, Object trace) {
             this.request = request;
             this.lease = lease;
             this.downstream = downstream;
@@ -154,8 +173,10 @@ final class RemoteDecisions {
             }
             sentAt = System.nanoTime();
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
-            AbstractUni.subscribe(backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false,
-                    lease), this);
+            AbstractUni.subscribe(request.reserve
+                    ? backend.reserve(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, lease)
+                    : backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false, lease),
+                    this);
             return null;
         }
 
@@ -236,15 +257,15 @@ final class RemoteDecisions {
 
         /** Answers the caller, once the call is claimed: the decision, or the failure to make one. */
         private void answer(BackendReply reply, Throwable error) {
-            RateLimitDecision d;
+            T t;
             try {
-                d = decide(reply, error);
+                t = request.result.apply(decide(reply, error), decidedBy);
             } catch (RuntimeException e) {
                 abandoned(e);
                 downstream.onFailure(e);
                 return;
             }
-            downstream.onItem(d);
+            downstream.onItem(t);
         }
 
         /** The decision for a reply, or for a failure (the failure mode's). */
@@ -282,12 +303,13 @@ final class RemoteDecisions {
             if (denyCache != null && !d.allowed()) {
                 denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
             }
+            decidedBy = reply;
             return recorded(d, reply.runSize());
         }
 
         /** The failure mode's decision, recorded; {@code failure} is null when the breaker refused the call. */
         private RateLimitDecision failureDecision(Throwable failure) {
-            RemoteDecision r = request;
+            RemoteDecision<T> r = request;
             return recorded(failureModes.decide(r.ps, r.keys, r.costs, lease, failure), 0);
         }
 

@@ -1,15 +1,20 @@
 package dev.ratelimit.runtime.http;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
+import org.jboss.logging.Logger;
+
 import dev.ratelimit.Exemption;
 import dev.ratelimit.PlanResolver;
+import dev.ratelimit.Reservation;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
@@ -30,6 +35,8 @@ import io.vertx.ext.web.RoutingContext;
  */
 @Singleton
 public class HttpLimits {
+
+    private static final Logger LOG = Logger.getLogger(HttpLimits.class);
 
     /** Routing-context key of the decision of the current request (headers are written from it). */
     public static final String DECISION = "dev.ratelimit.decision";
@@ -59,7 +66,7 @@ public class HttpLimits {
      * A request's checks, each on its plan, and whether a {@code concurrency} policy among them takes slots when they
      * are admitted.
      */
-    public record RequestChecks(List<RateLimitCheck> checks, boolean takesSlots) {
+    public record RequestChecks(List<RateLimitCheck> checks, boolean takesSlots, boolean settles) {
         /** Whether no policy applies. */
         public boolean isEmpty() {
             return checks.isEmpty();
@@ -126,6 +133,7 @@ public class HttpLimits {
             checks.add(new RateLimitCheck(p.name(), identity, s.cost(), plan(p, rc, checks)));
             slots |= p.algorithm().holdsLeases();
         }
+        boolean settles = false;
         if (path != null) {
             for (Policy p : pathPolicies) {
                 if (appliesTo(p, path, method) && !named(specs, p.name()) && !exempt(p, rc)) {
@@ -138,7 +146,12 @@ public class HttpLimits {
                 }
             }
         }
-        return new RequestChecks(checks, slots);
+        if (rc != null) {
+            for (RateLimitCheck c : checks) {
+                settles |= limiter.policies().get(c.policy()).givesBack();
+            }
+        }
+        return new RequestChecks(checks, slots, settles);
     }
 
     /** Whether {@code p} does not count this request (see {@link Exemptions}). */
@@ -154,6 +167,40 @@ public class HttpLimits {
     /** Decides a request's checks, all-or-nothing, each on its plan. */
     public Uni<RateLimitDecision> decide(RequestChecks checks) {
         return limiter.check(checks.checks());
+    }
+
+    /**
+     * Reserves a request's checks when some of its policies count by outcome ({@link RequestChecks#settles}), to be
+     * settled by {@link #settle} once its status is known. Checks naming one policy and key twice are merged into one
+     * charge, which cannot be settled per check: they are decided plainly (and always counted).
+     */
+    public Uni<Reservation> reserve(RequestChecks checks) {
+        try {
+            return limiter.reserve(checks.checks());
+        } catch (IllegalArgumentException e) {
+            return limiter.check(checks.checks()).map(d -> new Reservation(d, checks.checks(), null));
+        }
+    }
+
+    /**
+     * Gives back the units of the policies of {@code reservation} that do not count a response of {@code status};
+     * a failure only leaves them charged (it is logged at DEBUG).
+     */
+    public void settle(Reservation reservation, int status) {
+        if (!reservation.allowed() || reservation.settled()) {
+            return;
+        }
+        Map<String, Long> actual = new HashMap<>();
+        for (RateLimitCheck c : reservation.checks()) {
+            if (!limiter.policies().get(c.policy()).counted().counts(status)) {
+                actual.put(c.policy(), 0L);
+            }
+        }
+        if (actual.isEmpty()) {
+            return;
+        }
+        reservation.settle(actual).subscribe().with(ignored -> {
+        }, failure -> LOG.debugf(failure, "A settlement failed: its units stay charged"));
     }
 
     /**

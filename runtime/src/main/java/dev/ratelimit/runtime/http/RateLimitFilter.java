@@ -17,6 +17,7 @@ import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestCo
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.Reservation;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;
@@ -77,14 +78,17 @@ public class RateLimitFilter {
             rc.put(HttpLimits.IDENTITIES, HttpLimits.identities(checks));
         }
         Resume resume = new Resume(context, rc);
-        if (checks.takesSlots()) {
+        if (checks.takesSlots() || checks.settles()) {
             // a slot lives as long as the request's processing: freed when Quarkus REST completes the request (the
             // method and the response have ended, whatever the client did), never when the connection closes, which
-            // would free it while a method goes on, or never if it closed before the decision came
+            // would free it while a method goes on, or never if it closed before the decision came; a reservation is
+            // settled then, by the response's status
             ((ResteasyReactiveRequestContext) context.getServerRequestContext()).registerCompletionCallback(resume);
         }
         context.suspend();
-        AbstractUni.subscribe(http.decide(checks), resume);
+        AbstractUni.subscribe(checks.settles()
+                ? http.reserve(checks).invoke(resume::reserved).map(Reservation::decision)
+                : http.decide(checks), resume);
     }
 
     /**
@@ -98,6 +102,8 @@ public class RateLimitFilter {
         /** The decision once it came; with {@link #completed}, whichever is set second frees its slots. */
         private volatile RateLimitDecision decision;
         private volatile boolean completed;
+        /** The reservation of policies counting by outcome, once it came; settled when the request completes. */
+        private volatile Reservation reservation;
 
         Resume(ResteasyReactiveContainerRequestContext context, RoutingContext rc) {
             this.context = context;
@@ -147,12 +153,24 @@ public class RateLimitFilter {
             context.resume(failure);
         }
 
+        /** The reservation came (before its decision is handled). */
+        void reserved(Reservation r) {
+            reservation = r;
+            if (completed) {
+                http.settle(r, rc.response().getStatusCode()); // cannot happen while suspended; settled all the same
+            }
+        }
+
         @Override
         public void onComplete(Throwable failure) {
             completed = true;
             RateLimitDecision d = decision;
             if (d != null) {
                 d.release();
+            }
+            Reservation r = reservation;
+            if (r != null) {
+                http.settle(r, rc.response().getStatusCode());
             }
         }
     }

@@ -20,9 +20,18 @@ import dev.ratelimit.runtime.algorithm.Algorithm;
  * @param methods HTTP methods those paths apply to (empty: all)
  * @param blockFor how long a key it denies stays denied, whatever its algorithm says ({@link Duration#ZERO}: no
  *        lock-out); never with {@code shadow}
+ * @param counted the HTTP responses it counts ({@code count}); the others give their unit back
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
-        boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor) {
+        boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
+        CountedOutcomes counted) {
+
+    /** A policy counting every response. */
+    public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
+            FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor) {
+        this(name, algorithm, limit, window, burst, key, shadow, onFailure, paths, methods, blockFor,
+                CountedOutcomes.ALL);
+    }
 
     /** A policy not bound to paths (programmatic use and tests). */
     public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
@@ -33,6 +42,11 @@ public record Policy(String name, Algorithm algorithm, long limit, Duration wind
     /** The lock-out in microseconds, as the scripts take it (0: none). */
     public long blockForMicros() {
         return blockFor.toNanos() / 1000;
+    }
+
+    /** Whether units it charged may come back (it counts HTTP responses by outcome): its denials can end early. */
+    public boolean givesBack() {
+        return !counted.all();
     }
 
     /** Whether a key it denies is locked out for {@link #blockFor}. */

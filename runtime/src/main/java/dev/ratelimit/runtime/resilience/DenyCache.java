@@ -157,8 +157,9 @@ public final class DenyCache {
             }
             long retryNanos = retryMs * 1_000_000;
             long expiresAt = sentAt + retryNanos - marginNanos - retryNanos / RATE_MARGIN_DIVISOR;
-            if (p.locksOut()) {
-                // a lock-out ends early when it is reset, on any instance: held here a second at most
+            if (p.locksOut() || p.givesBack()) {
+                // a lock-out ends early when it is reset, and units given back end a denial early, on any instance:
+                // held here a second at most
                 expiresAt = Math.min(expiresAt, sentAt + LOCKOUT_HOLD_NANOS);
             }
             if (expiresAt - now <= 0) {
@@ -193,6 +194,13 @@ public final class DenyCache {
     /** Forgets the denials of one Redis key (under any policy values: every plan of its policy). */
     public void forget(String redisKey) {
         entries.keySet().removeIf(k -> k.redisKey().equals(redisKey));
+    }
+
+    /** Forgets the denial remembered for {@code policy}'s {@code redisKey} on its current values, if any. */
+    public void forget(Policy policy, String redisKey) {
+        if (!entries.isEmpty()) {
+            entries.remove(Key.of(policy, redisKey));
+        }
     }
 
     /** Forgets everything. */

@@ -1,0 +1,132 @@
+package dev.ratelimit;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Checks charged at an estimated cost before the work, and settled at the actual cost when it ends: what
+ * {@link RateLimiter#reserve} gives. A refund gives units back (never above capacity) in the same atomic step as the
+ * key's state, on every instance at once:
+ *
+ * <pre>
+ * Reservation r = limiter.reserveBlocking(RateLimitCheck.of("llm-tokens", tenant).cost(4000));
+ * if (!r.allowed()) { ... r.decision().retryAfter() ... }
+ * Completion c = model.complete(prompt);
+ * r.settle(c.totalTokens()).await().indefinitely();     // gives back 4000 - totalTokens
+ * </pre>
+ *
+ * What a refund means per algorithm: a bucket refills by those units at once (never above its burst); a window gives
+ * them back to the window the reservation was charged in, if it is still counted (the sliding-window counter's
+ * previous window too); a sliding log forgets that many of the entries it logged for the reservation; a
+ * {@code concurrency} policy has nothing to settle (its slot is freed when the work ends). A reservation never
+ * settled (its instance died, the caller forgot) stays charged at its estimate. An actual cost above the estimate is
+ * refused: reserve the most a call may cost.
+ * <p>
+ * Settling is once: later calls do nothing. A reservation the backend did not decide (a failure mode answered, or the
+ * deny cache) has nothing to settle.
+ */
+public final class Reservation {
+
+    private final RateLimitDecision decision;
+    private final List<RateLimitCheck> checks;
+    /** Gives back units per check (same order); null when there is nothing to settle. */
+    private final Function<long[], Uni<Void>> refund;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    /**
+     * A reservation, as the limiter makes it.
+     *
+     * @param refund gives back the units of each check (in the order of {@code checks}); null: nothing to settle
+     */
+    public Reservation(RateLimitDecision decision, List<RateLimitCheck> checks, Function<long[], Uni<Void>> refund) {
+        this.decision = decision;
+        this.checks = List.copyOf(checks);
+        this.refund = decision.allowed() ? refund : null;
+    }
+
+    /** The decision on the reservation, at its estimated costs. */
+    public RateLimitDecision decision() {
+        return decision;
+    }
+
+    /** The checks reserved, at their estimated costs. */
+    public List<RateLimitCheck> checks() {
+        return checks;
+    }
+
+    /** Whether the reservation was admitted (and charged at its estimates). */
+    public boolean allowed() {
+        return decision.allowed();
+    }
+
+    /**
+     * Settles a reservation of one check at {@code actualCost}: what it reserved above that is given back.
+     *
+     * @throws IllegalStateException when the reservation has several checks (name them: {@link #settle(Map)})
+     * @throws IllegalArgumentException when {@code actualCost} is negative or above the estimate
+     */
+    public Uni<Void> settle(long actualCost) {
+        if (checks.size() != 1) {
+            throw new IllegalStateException("this reservation has " + checks.size()
+                    + " checks: settle each policy's actual cost with settle(Map.of(policy, cost, ...))");
+        }
+        return settle(Map.of(checks.get(0).policy(), actualCost));
+    }
+
+    /**
+     * Settles the checks of the policies named, each at its actual cost; a check of a policy not named keeps its
+     * estimate.
+     *
+     * @throws IllegalArgumentException when a name is none of the reservation's policies, or a cost is negative or
+     *         above that check's estimate
+     */
+    public Uni<Void> settle(Map<String, Long> actualCostByPolicy) {
+        long[] refunds = new long[checks.size()];
+        for (Map.Entry<String, Long> e : actualCostByPolicy.entrySet()) {
+            boolean found = false;
+            for (int i = 0; i < checks.size(); i++) {
+                RateLimitCheck c = checks.get(i);
+                if (!c.policy().equals(e.getKey())) {
+                    continue;
+                }
+                found = true;
+                long actual = e.getValue();
+                if (actual < 0 || actual > c.cost()) {
+                    throw new IllegalArgumentException("policy '" + c.policy() + "' reserved " + c.cost()
+                            + " and is settled at " + actual + ": settle at 0 to " + c.cost()
+                            + " (reserve the most a call may cost)");
+                }
+                refunds[i] = c.cost() - actual;
+            }
+            if (!found) {
+                throw new IllegalArgumentException("policy '" + e.getKey() + "' is not one of this reservation's: "
+                        + checks.stream().map(RateLimitCheck::policy).toList());
+            }
+        }
+        if (refund == null || !settled.compareAndSet(false, true)) {
+            return Uni.createFrom().voidItem();
+        }
+        for (long r : refunds) {
+            if (r > 0) {
+                return refund.apply(refunds);
+            }
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    /** Gives everything back: the work did not happen. The same as settling every check at 0. */
+    public Uni<Void> cancel() {
+        Map<String, Long> zero = new java.util.HashMap<>();
+        checks.forEach(c -> zero.put(c.policy(), 0L));
+        return settle(zero);
+    }
+
+    /** Whether it has been settled (or cancelled). */
+    public boolean settled() {
+        return settled.get();
+    }
+}
