@@ -9,22 +9,24 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * Checks charged at an estimated cost before the work, and settled at the actual cost when it ends: what
- * {@link RateLimiter#reserve} gives. A refund gives units back (never above capacity) in the same atomic step as the
- * key's state, on every instance at once:
+ * {@link RateLimiter#reserve} gives. A refund gives units back (never above capacity), a debit charges more (the key
+ * may go into debt, at most one capacity, and is denied until it is paid off), in the same atomic step as the key's
+ * state, on every instance at once:
  *
  * <pre>
  * Reservation r = limiter.reserveBlocking(RateLimitCheck.of("llm-tokens", tenant).cost(4000));
  * if (!r.allowed()) { ... r.decision().retryAfter() ... }
  * Completion c = model.complete(prompt);
- * r.settle(c.totalTokens()).await().indefinitely();     // gives back 4000 - totalTokens
+ * r.settle(c.totalTokens()).await().indefinitely();     // gives back 4000 - totalTokens, or charges the excess
  * </pre>
  *
  * What a refund means per algorithm: a bucket refills by those units at once (never above its burst); a window gives
  * them back to the window the reservation was charged in, if it is still counted (the sliding-window counter's
  * previous window too); a sliding log forgets that many of the entries it logged for the reservation; a
- * {@code concurrency} policy has nothing to settle (its slot is freed when the work ends). A reservation never
- * settled (its instance died, the caller forgot) stays charged at its estimate. An actual cost above the estimate is
- * refused: reserve the most a call may cost.
+ * {@code concurrency} policy has nothing to settle (its slot is freed when the work ends). A debit is charged now,
+ * whatever the algorithm's limit, up to one capacity beyond it: a bucket's level goes below empty and refills from
+ * there, a window counts more than its limit (a fixed window forgives it when it ends), a log logs more entries. A
+ * reservation never settled (its instance died, the caller forgot) stays charged at its estimate.
  * <p>
  * Settling is once: later calls do nothing. A reservation the backend did not decide (a failure mode answered, or the
  * deny cache) has nothing to settle.
@@ -33,7 +35,7 @@ public final class Reservation {
 
     private final RateLimitDecision decision;
     private final List<RateLimitCheck> checks;
-    /** Gives back units per check (same order); null when there is nothing to settle. */
+    /** Gives back units per check (same order; negative: charges more); null when there is nothing to settle. */
     private final Function<long[], Uni<Void>> refund;
     private final AtomicBoolean settled = new AtomicBoolean();
 
@@ -64,10 +66,11 @@ public final class Reservation {
     }
 
     /**
-     * Settles a reservation of one check at {@code actualCost}: what it reserved above that is given back.
+     * Settles a reservation of one check at {@code actualCost}: what it reserved above that is given back, what it
+     * cost above its estimate is charged.
      *
      * @throws IllegalStateException when the reservation has several checks (name them: {@link #settle(Map)})
-     * @throws IllegalArgumentException when {@code actualCost} is negative or above the estimate
+     * @throws IllegalArgumentException when {@code actualCost} is negative
      */
     public Uni<Void> settle(long actualCost) {
         if (checks.size() != 1) {
@@ -78,11 +81,10 @@ public final class Reservation {
     }
 
     /**
-     * Settles the checks of the policies named, each at its actual cost; a check of a policy not named keeps its
-     * estimate.
+     * Settles the checks of the policies named, each at its actual cost (below its estimate: the rest is given back;
+     * above it: the excess is charged); a check of a policy not named keeps its estimate.
      *
-     * @throws IllegalArgumentException when a name is none of the reservation's policies, or a cost is negative or
-     *         above that check's estimate
+     * @throws IllegalArgumentException when a name is none of the reservation's policies, or a cost is negative
      */
     public Uni<Void> settle(Map<String, Long> actualCostByPolicy) {
         long[] refunds = new long[checks.size()];
@@ -95,10 +97,9 @@ public final class Reservation {
                 }
                 found = true;
                 long actual = e.getValue();
-                if (actual < 0 || actual > c.cost()) {
-                    throw new IllegalArgumentException("policy '" + c.policy() + "' reserved " + c.cost()
-                            + " and is settled at " + actual + ": settle at 0 to " + c.cost()
-                            + " (reserve the most a call may cost)");
+                if (actual < 0) {
+                    throw new IllegalArgumentException("policy '" + c.policy() + "' is settled at " + actual
+                            + ": an actual cost is 0 or more");
                 }
                 refunds[i] = c.cost() - actual;
             }
@@ -111,7 +112,7 @@ public final class Reservation {
             return Uni.createFrom().voidItem();
         }
         for (long r : refunds) {
-            if (r > 0) {
+            if (r != 0) {
                 return refund.apply(refunds);
             }
         }

@@ -110,3 +110,22 @@ local function bucket_refund(key, limit, window, burst, at, units)
   if nb ~= 0 then value = { na, nb, den = limit } end
   kv_set(key, value, ttl_ms(bucket_until(na, nb)))
 end
+
+-- A debit: the key's time moves on by `units` units from now or later, to at most two capacities from now (a
+-- debt of one capacity: nothing is admitted until it has drained).
+local function bucket_debit(key, limit, window, burst, units)
+  local qw = floor(window / limit)
+  local rw = window - qw * limit
+  local a, b = now, 0
+  local v = kv_get(key)
+  if v then
+    a, b = bucket_read(v, key, limit, window, burst, qw, rw)
+    if a < now then a, b = now, 0 end
+  end
+  local na, nb = bucket_add(a, b, units, qw, rw, limit)
+  local ma, mb = bucket_add(now, 0, 2 * burst, qw, rw, limit)
+  if na > ma or (na == ma and nb > mb) then na, nb = ma, mb end
+  local value = na
+  if nb ~= 0 then value = { na, nb, den = limit } end
+  kv_set(key, value, ttl_ms(bucket_until(na, nb)))
+end

@@ -84,13 +84,18 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
   res[o + 1], res[o + 2], res[o + 3], res[o + 4], res[o + 5] = ok_all, ok, avail, retry, reset
 end
 
--- Gives back what each policy of a settled reservation charged at `at` does not keep (its cost argument:
--- the units refunded), before the call is read as it then stands.
+-- Settles each policy of a reservation charged at `at` (its cost argument: the units given back, or when
+-- negative the units charged more), before the call is read as it then stands.
 local function settle(k, n, a, policies, at)
   for i = 1, n do
     local name, limit, window, burst, _, units = policy_of(a, i, policies)
-    local refund = R[name]
-    if refund and units > 0 then refund(KEYS[k + i], limit, window, burst, at, units) end
+    if units > 0 then
+      local refund = R[name]
+      if refund then refund(KEYS[k + i], limit, window, burst, at, units) end
+    elseif units < 0 then
+      local debit = D[name]
+      if debit then debit(KEYS[k + i], limit, window, burst, -units) end
+    end
   end
 end
 

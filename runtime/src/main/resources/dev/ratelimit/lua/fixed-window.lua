@@ -56,3 +56,22 @@ R['fixed-window'] = function(key, limit, window, burst, at, units)
   if c < 0 then c = 0 end
   kv_set(key, { i, c })
 end
+
+-- A debit: the current window counts `units` more, up to twice the limit (a debt of one capacity, which the
+-- window's end forgives).
+D['fixed-window'] = function(key, limit, window, burst, units)
+  local idx = floor(now / window)
+  local count = 0
+  local v = kv_get(key)
+  if v then
+    local i, _, c, counter = window_parse(v)
+    if c and not counter and i == idx then count = c end
+  end
+  local total = count + units
+  if total > 2 * limit then total = 2 * limit end
+  if count > 0 then
+    kv_set(key, { idx, total })
+  else
+    kv_set(key, { idx, total }, ttl_ms((idx + 1) * window - now))
+  end
+end

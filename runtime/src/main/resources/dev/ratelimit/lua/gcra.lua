@@ -2,3 +2,4 @@
 -- one theoretical arrival time per key (see bucket.lua).
 A['gcra'] = bucket
 R['gcra'] = bucket_refund
+D['gcra'] = bucket_debit

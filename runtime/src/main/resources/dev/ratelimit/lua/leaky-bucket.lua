@@ -3,3 +3,4 @@
 -- (TAT - now) * limit / window (see bucket.lua).
 A['leaky-bucket'] = bucket
 R['leaky-bucket'] = bucket_refund
+D['leaky-bucket'] = bucket_debit

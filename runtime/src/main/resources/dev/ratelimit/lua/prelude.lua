@@ -207,6 +207,9 @@ local A = {}
 -- window, burst, at, units) giving `units` back to a key charged at the microsecond `at`, never more than
 -- it holds in use. An algorithm without one (concurrency) has nothing to settle.
 local R = {}
+-- The debits of a settled reservation, by algorithm: a function (key, limit, window, burst, units) charging
+-- `units` more now, into debt if need be: at most one capacity beyond it, denied until it is paid off.
+local D = {}
 -- The algorithms whose admissions at one instant are linear: each admission of cost c leaves c units
 -- fewer, so a batch charges a burst of identical calls on one key at once. The value is true when the
 -- reset does not move either, else a function (key, limit, window, remaining) giving the reset in ms

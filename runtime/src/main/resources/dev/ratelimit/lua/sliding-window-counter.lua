@@ -140,6 +140,37 @@ R['sliding-window-counter'] = function(key, limit, window, burst, at, units)
   kv_set(key, { i, p, c })
 end
 
+-- The most a window counts: one capacity of debt beyond the limit, and below 2^24 so that the estimate stays
+-- exact (counter_cmp).
+local COUNTER_MOST = 16777215
+
+-- A debit: the current window counts `units` more (the previous window moving back if the window turned), up
+-- to twice the limit.
+D['sliding-window-counter'] = function(key, limit, window, burst, units)
+  local idx = floor(now / window)
+  local prev, cur, same = 0, 0, false
+  local v = kv_get(key)
+  if v then
+    local i, p, c, own = window_parse(v)
+    if c and own then
+      if i == idx then
+        prev, cur, same = p, c, true
+      elseif i == idx - 1 then
+        prev = c
+      end
+    end
+  end
+  local most = 2 * limit
+  if most > COUNTER_MOST then most = COUNTER_MOST end
+  cur = cur + units
+  if cur > most then cur = most end
+  if same then
+    kv_set(key, { idx, prev, cur })
+  else
+    kv_set(key, { idx, prev, cur }, ttl_ms((idx + 1) * window - now + window))
+  end
+end
+
 -- Admissions at one instant leave cost units fewer each (see decide_same in batch.lua). The reset
 -- does not move while the previous window still counts (the wait is for its share to fall by one);
 -- without a previous count it is the wait for the current count c to fall below c / (c - 1) of a

@@ -172,7 +172,35 @@ A['sliding-window-log'] = function(key, limit, window, burst, cost, write)
 end
 -- A refund (see settle in decide.lua): `units` of the entries logged at the reservation's instant `at`
 -- leave the log (fewer if some have left the window since).
+-- In a batch, a settlement changes a log behind the run's record of it: what waits is written, and the next
+-- decision reads the key afresh.
+local function log_forget_record(key)
+  if batching then
+    local log = logs[key]
+    if log then
+      log_write_waiting(key, log)
+      log.at = false
+    end
+  end
+end
+
+-- A debit: `units` entries more are logged now, up to twice the limit in the window (a debt of one capacity:
+-- nothing is admitted until that many have left it).
+D['sliding-window-log'] = function(key, limit, window, burst, units)
+  log_forget_record(key)
+  local trimmed = redis.pcall('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
+  if type(trimmed) == 'table' then return end
+  local count = redis.call('ZCARD', key)
+  if count + units > 2 * limit then units = 2 * limit - count end
+  if units <= 0 then return end
+  local args = {}
+  log_members(args, int(now), count, units)
+  log_add(key, args)
+  redis.call('PEXPIRE', key, ttl_ms(window))
+end
+
 R['sliding-window-log'] = function(key, limit, window, burst, at, units)
+  log_forget_record(key)
   local stamp = int(at)
   local found = redis.pcall('ZRANGEBYSCORE', key, stamp, stamp, 'LIMIT', 0, units)
   if type(found) ~= 'table' or found.err then return end

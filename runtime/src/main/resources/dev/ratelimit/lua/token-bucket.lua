@@ -3,3 +3,4 @@
 -- bucket holds burst - (TAT - now) * limit / window tokens.
 A['token-bucket'] = bucket
 R['token-bucket'] = bucket_refund
+D['token-bucket'] = bucket_debit

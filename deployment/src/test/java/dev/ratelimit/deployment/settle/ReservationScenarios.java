@@ -21,7 +21,8 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * {@link RateLimiter#reserve}: a reservation charges its estimate, and its settlement gives back what the work did not
- * use, on every rate algorithm (capacity 10 per hour); once; never above capacity; refused above the estimate; several
+ * use, or charges what it used beyond it, on every rate algorithm (capacity 10 per hour); once; never above capacity;
+ * into debt of at most one capacity; several
  * policies settled by name; a denied reservation has nothing to settle; on the backend of the subclass.
  */
 abstract class ReservationScenarios {
@@ -60,9 +61,24 @@ abstract class ReservationScenarios {
         assertEquals(7, limiter.stateBlocking(policy, key).remaining(), "8 reserved, 3 used: 5 given back");
         r.settle(0).await().indefinitely();
         assertEquals(7, limiter.stateBlocking(policy, key).remaining(), "settled once");
-        assertThrows(IllegalArgumentException.class, () -> r.settle(9), "above the estimate");
+        assertThrows(IllegalArgumentException.class, () -> r.settle(-1), "no negative cost");
         assertTrue(limiter.checkBlocking(policy, key, 7).allowed());
         assertFalse(limiter.checkBlocking(policy, key).allowed(), "never more than the capacity came back");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "fixed-window", "sliding-window-log", "sliding-window-counter", "token-bucket",
+            "leaky-bucket", "gcra" })
+    void aDebitPutsTheKeyIntoDebtOfAtMostOneCapacity(String policy) {
+        String key = "k-" + UUID.randomUUID();
+        Reservation r = limiter.reserveBlocking(RateLimitCheck.of(policy, key).cost(2));
+        r.settle(50).await().indefinitely(); // 48 more than reserved: capped at one capacity of debt
+        var state = limiter.stateBlocking(policy, key);
+        assertFalse(state.allowed(), () -> "in debt: " + state);
+        assertEquals(0, state.remaining(), state::toString);
+        assertFalse(limiter.checkBlocking(policy, key).allowed(), "denied until the debt is paid off");
+        limiter.resetBlocking(policy, key);
+        assertTrue(limiter.checkBlocking(policy, key, 10).allowed(), "a reset forgives the debt");
     }
 
     @ParameterizedTest

@@ -158,11 +158,73 @@ final class ReferenceModel {
         for (int i = 0; i < limits.length; i++) {
             if (refunds[i] > 0) {
                 refund(limits[i], keys[i], refunds[i], at, nowMicros);
+            } else if (refunds[i] < 0) {
+                debit(limits[i], keys[i], -refunds[i], nowMicros);
             }
         }
         long[] ones = new long[limits.length];
         java.util.Arrays.fill(ones, 1);
         return decide(limits, keys, ones, nowMicros, true, null, true);
+    }
+
+    /** The most a sliding-window counter's window counts in debt: below 2^24, where the script's estimate is exact. */
+    private static final long COUNTER_MOST = 16_777_215;
+
+    /**
+     * Charges {@code units} more at {@code t}, into debt if need be, at most one capacity beyond it: a bucket's time
+     * moves on (to at most two capacities from now), a window counts more (up to twice the limit; the counter also at
+     * most {@link #COUNTER_MOST}), a log logs more entries now (up to twice the limit in the window); a concurrency
+     * policy has nothing to settle.
+     */
+    private void debit(Limit p, String key, long units, long t) {
+        long w = p.windowMicros();
+        long l = p.limit();
+        switch (p.algorithm()) {
+            case "token-bucket", "leaky-bucket", "gcra" -> {
+                BucketState s = state(key, BucketState.class);
+                Rational now = Rational.of(t);
+                Rational perUnit = Rational.of(w, l);
+                Rational from = s == null ? now : Rational.max(s.tat(), now);
+                Rational most = now.add(perUnit.multiply(2 * p.burst()));
+                Rational next = from.add(perUnit.multiply(units));
+                states.put(key, new BucketState(next.compareTo(most) > 0 ? most : next));
+            }
+            case "fixed-window" -> {
+                FixedWindowState s = state(key, FixedWindowState.class);
+                long i = Math.floorDiv(t, w);
+                long count = s != null && s.index() == i ? s.count() : 0;
+                states.put(key, new FixedWindowState(i, Math.min(count + units, 2 * l)));
+            }
+            case "sliding-window-counter" -> {
+                CounterState s = state(key, CounterState.class);
+                long i = Math.floorDiv(t, w);
+                long prev = 0;
+                long cur = 0;
+                if (s != null && s.index() == i) {
+                    prev = s.prev();
+                    cur = s.cur();
+                } else if (s != null && s.index() == i - 1) {
+                    prev = s.cur();
+                }
+                states.put(key, new CounterState(i, prev, Math.min(cur + units, Math.min(2 * l, COUNTER_MOST))));
+            }
+            case "sliding-window-log" -> {
+                LogState s = state(key, LogState.class);
+                TreeMap<Long, Long> entries = s == null ? new TreeMap<>() : s.entries();
+                long count = 0;
+                for (long m : entries.tailMap(Math.subtractExact(t, w), false).values()) {
+                    count += m;
+                }
+                long add = Math.min(units, 2 * l - count);
+                if (add > 0) {
+                    entries.merge(t, add, Math::addExact);
+                    states.put(key, new LogState(entries));
+                }
+            }
+            default -> {
+                // concurrency: nothing to settle
+            }
+        }
     }
 
     private void refund(Limit p, String key, long units, long at, long t) {

@@ -52,7 +52,7 @@ final class Scenarios {
         public String toString() {
             String freed = release < 0 ? "" : release >= AHEAD ? " release the lease of step +" + (release - AHEAD)
                     : " release #" + release;
-            String settled = settle < 0 ? "" : " settle reservation #" + settle + " refunding up to these costs;";
+            String settled = settle < 0 ? "" : " settle reservation #" + settle + " at these actual costs;";
             return "+" + gap + "us" + freed + settled + (reserve ? " reserve" : "") + " cost "
                     + Arrays.toString(costs) + (dryRun ? " dry" : "") + (newRun ? " | new run" : "");
         }

@@ -92,4 +92,40 @@ final class BucketAlgorithm implements InProcessAlgorithm {
         }
         return new BucketState(na, nb, limit, nb > 0 ? na + 1 : na);
     }
+
+    /**
+     * The key's time moves on by {@code units} units from now or later, to at most two capacities from now
+     * (bucket_debit in bucket.lua).
+     */
+    @Override
+    public State debit(State st, long now, long limit, long window, long burst, long units) {
+        long qw = window / limit;
+        long rw = window - qw * limit;
+        long a = now;
+        long b = 0;
+        if (st instanceof BucketState bucket) {
+            long[] t = bucket.time(limit);
+            a = t[0];
+            b = t[1];
+        } else if (st != null) {
+            long held = Math.min(st.unitsHeld(now, limit, window), burst);
+            a = now + held * qw + held * rw / limit;
+            b = held * rw % limit;
+        }
+        if (a < now) {
+            a = now;
+            b = 0;
+        }
+        long nb = b + units * rw;
+        long na = a + units * qw + nb / limit;
+        nb %= limit;
+        long mb = 2 * burst * rw;
+        long ma = now + 2 * burst * qw + mb / limit;
+        mb %= limit;
+        if (na > ma || (na == ma && nb > mb)) {
+            na = ma;
+            nb = mb;
+        }
+        return new BucketState(na, nb, limit, nb > 0 ? na + 1 : na);
+    }
 }

@@ -49,4 +49,13 @@ final class FixedWindowAlgorithm implements InProcessAlgorithm {
         }
         return new WindowState(w.index, Math.max(0, w.count - units), w.expiresAt());
     }
+
+    /** The current window counts {@code units} more, up to twice the limit (fixed-window.lua's debit). */
+    @Override
+    public State debit(State st, long now, long limit, long window, long burst, long units) {
+        long idx = Math.floorDiv(now, window);
+        long count = st instanceof WindowState w && w.index == idx ? w.count : 0;
+        long expiresAt = count > 0 ? st.expiresAt() : (idx + 1) * window;
+        return new WindowState(idx, Math.min(count + units, 2 * limit), expiresAt);
+    }
 }

@@ -49,4 +49,13 @@ public interface InProcessAlgorithm {
     default State refund(State stored, long now, long limit, long window, long burst, long at, long units) {
         return stored;
     }
+
+    /**
+     * Charges {@code units} more at {@code now} to a key whose stored state is {@code stored} (null: none, or expired),
+     * for a reservation whose work cost more than it reserved: into debt if need be, at most one capacity beyond it
+     * (the debit of the algorithm's script in {@code D}). Returns the state to store. By default nothing is charged.
+     */
+    default State debit(State stored, long now, long limit, long window, long burst, long units) {
+        return stored;
+    }
 }

@@ -107,4 +107,31 @@ final class SlidingCounterAlgorithm implements InProcessAlgorithm {
         }
         return st;
     }
+
+    /** The most a window counts (the script's COUNTER_MOST): below 2^24, where its estimate is exact. */
+    static final long MOST = 16_777_215;
+
+    /**
+     * The current window counts {@code units} more (the previous one moving back if the window turned), up to twice
+     * the limit (sliding-window-counter.lua's debit).
+     */
+    @Override
+    public State debit(State st, long now, long limit, long window, long burst, long units) {
+        long idx = Math.floorDiv(now, window);
+        long prev = 0;
+        long cur = 0;
+        boolean same = false;
+        if (st instanceof CounterState c) {
+            if (c.index == idx) {
+                prev = c.previous;
+                cur = c.current;
+                same = true;
+            } else if (c.index == idx - 1) {
+                prev = c.current;
+            }
+        }
+        long most = Math.min(2 * limit, MOST);
+        long expiresAt = same ? st.expiresAt() : (idx + 1) * window + window;
+        return new CounterState(idx, prev, Math.min(cur + units, most), expiresAt);
+    }
 }

@@ -58,4 +58,22 @@ final class SlidingLogAlgorithm implements InProcessAlgorithm {
         }
         return st;
     }
+
+    /** {@code units} entries more are logged now, up to twice the limit in the window (sliding-window-log.lua's debit). */
+    @Override
+    public State debit(State st, long now, long limit, long window, long burst, long units) {
+        if (st != null && !(st instanceof LogState)) {
+            return st; // another algorithm's value: as the script, whose ZREMRANGEBYSCORE fails on it
+        }
+        TimeLog log = st instanceof LogState l ? l.log : new TimeLog();
+        log.removeUpTo(now - window);
+        long add = Math.min(units, 2 * limit - log.size());
+        for (long i = 0; i < add; i++) {
+            log.add(now);
+        }
+        if (log.size() == 0) {
+            return st instanceof LogState ? st : null;
+        }
+        return new LogState(log, now + window);
+    }
 }

@@ -44,8 +44,9 @@ public interface RateLimitBackend {
 
     /**
      * Settles a reservation charged at {@code chargedAt}: each policy gives back {@code refunds[i]} units (0: none) of
-     * what it charged, never more than its key holds in use; then replies each key's state as it stands (as
-     * {@link #peek} does). A policy with nothing to settle ({@code concurrency}) is only read.
+     * what it charged, never more than its key holds in use, or when negative charges that many more, into debt if
+     * need be (at most one capacity beyond it); then replies each key's state as it stands (as {@link #peek} does). A
+     * policy with nothing to settle ({@code concurrency}) is only read.
      *
      * @param chargedAt per policy, the instant its charge was made ({@link BackendReply#chargedAt})
      */

@@ -103,7 +103,8 @@ public class LocalBackend implements RateLimitBackend {
 
     /**
      * Settles a reservation: each policy gives {@code refunds[i]} units back of what it charged at
-     * {@code chargedAt[i]}, by its algorithm's {@link InProcessAlgorithm#refund}; then each key's state as it stands.
+     * {@code chargedAt[i]} ({@link InProcessAlgorithm#refund}), or when negative charges that many more
+     * ({@link InProcessAlgorithm#debit}); then each key's state as it stands.
      */
     public BackendReply settleNow(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
             long nowMicros) {
@@ -116,14 +117,16 @@ public class LocalBackend implements RateLimitBackend {
             long[] ones = new long[policies.length];
             for (int i = 0; i < policies.length; i++) {
                 ones[i] = 1;
-                if (refunds[i] <= 0) {
+                if (refunds[i] == 0) {
                     continue;
                 }
                 Policy p = policies[i];
                 State stored = states.get(keys[i]);
                 State live = stored != null && stored.expiresAt() <= now ? null : stored;
-                State next = p.algorithm().inProcess().refund(live, now, p.limit(), p.windowMicros(), p.burst(),
-                        chargedAt[i], refunds[i]);
+                InProcessAlgorithm algorithm = p.algorithm().inProcess();
+                State next = refunds[i] > 0
+                        ? algorithm.refund(live, now, p.limit(), p.windowMicros(), p.burst(), chargedAt[i], refunds[i])
+                        : algorithm.debit(live, now, p.limit(), p.windowMicros(), p.burst(), -refunds[i]);
                 if (next != live) {
                     store(keys[i], stored, next);
                 }

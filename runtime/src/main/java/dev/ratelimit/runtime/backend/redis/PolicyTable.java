@@ -150,6 +150,7 @@ final class PolicyTable implements BatchFormat {
 
     /** {@code cost} as a script argument: small costs are formatted once, so the common cost of 1 formats nothing. */
     static String cost(long cost) {
-        return cost < SMALL.length ? SMALL[(int) cost] : Long.toString(cost);
+        // negative in a settlement: the units it charges more
+        return cost >= 0 && cost < SMALL.length ? SMALL[(int) cost] : Long.toString(cost);
     }
 }
