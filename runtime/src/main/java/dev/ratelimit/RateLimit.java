@@ -50,6 +50,16 @@ public @interface RateLimit {
     String key() default "";
 
     /**
+     * The call settles its actual cost: {@link #cost()} is reserved before the method runs, and the method tells what
+     * the call really cost through the injectable {@link RateLimitSettlement} (what it does not use is given back,
+     * what it used beyond is charged, see {@link Reservation}); a call that never says keeps the estimate. For JAX-RS
+     * resource methods and for methods that return a plain value (not a {@code Uni}, {@code CompletionStage},
+     * {@code Multi} or suspend function: reserve with {@link RateLimiter#reserve} there).
+     */
+    @Nonbinding
+    boolean settle() default false;
+
+    /**
      * Holds repeated {@link RateLimit} annotations.
      */
     @InterceptorBinding

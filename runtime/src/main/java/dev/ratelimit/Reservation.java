@@ -28,7 +28,7 @@ import io.smallrye.mutiny.Uni;
  * there, a window counts more than its limit (a fixed window forgives it when it ends), a log logs more entries. A
  * reservation never settled (its instance died, the caller forgot) stays charged at its estimate.
  * <p>
- * Settling is once: later calls do nothing. A reservation the backend did not decide (a failure mode answered, or the
+ * Each check is settled once: a later settlement of it does nothing. A reservation the backend did not decide (a failure mode answered, or the
  * deny cache) has nothing to settle.
  */
 public final class Reservation {
@@ -37,7 +37,8 @@ public final class Reservation {
     private final List<RateLimitCheck> checks;
     /** Gives back units per check (same order; negative: charges more); null when there is nothing to settle. */
     private final Function<long[], Uni<Void>> refund;
-    private final AtomicBoolean settled = new AtomicBoolean();
+    /** Per check, whether it was settled. */
+    private final AtomicBoolean[] settled;
 
     /**
      * A reservation, as the limiter makes it.
@@ -48,6 +49,10 @@ public final class Reservation {
         this.decision = decision;
         this.checks = List.copyOf(checks);
         this.refund = decision.allowed() ? refund : null;
+        this.settled = new AtomicBoolean[this.checks.size()];
+        for (int i = 0; i < settled.length; i++) {
+            settled[i] = new AtomicBoolean();
+        }
     }
 
     /** The decision on the reservation, at its estimated costs. */
@@ -108,15 +113,17 @@ public final class Reservation {
                         + checks.stream().map(RateLimitCheck::policy).toList());
             }
         }
-        if (refund == null || !settled.compareAndSet(false, true)) {
+        if (refund == null) {
             return Uni.createFrom().voidItem();
         }
-        for (long r : refunds) {
-            if (r != 0) {
-                return refund.apply(refunds);
+        boolean any = false;
+        for (int i = 0; i < refunds.length; i++) {
+            if (actualCostByPolicy.containsKey(checks.get(i).policy()) && !settled[i].compareAndSet(false, true)) {
+                refunds[i] = 0; // settled before
             }
+            any |= refunds[i] != 0;
         }
-        return Uni.createFrom().voidItem();
+        return any ? refund.apply(refunds) : Uni.createFrom().voidItem();
     }
 
     /** Gives everything back: the work did not happen. The same as settling every check at 0. */
@@ -126,8 +133,23 @@ public final class Reservation {
         return settle(zero);
     }
 
-    /** Whether it has been settled (or cancelled). */
+    /** Whether every check has been settled (or cancelled). */
     public boolean settled() {
-        return settled.get();
+        for (AtomicBoolean s : settled) {
+            if (!s.get()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether it reserved a check of {@code policy}. */
+    public boolean reserved(String policy) {
+        for (RateLimitCheck c : checks) {
+            if (c.policy().equals(policy)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

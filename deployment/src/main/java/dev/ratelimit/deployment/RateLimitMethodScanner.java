@@ -92,8 +92,9 @@ final class RateLimitMethodScanner {
     private static RateLimitedMethodBuildItem.Spec spec(AnnotationInstance a) {
         AnnotationValue cost = a.value("cost");
         AnnotationValue key = a.value("key");
+        AnnotationValue settle = a.value("settle");
         return new RateLimitedMethodBuildItem.Spec(a.value().asString(), cost == null ? 1 : cost.asInt(),
-                key == null ? "" : key.asString());
+                key == null ? "" : key.asString(), settle != null && settle.asBoolean());
     }
 
     /** The key the runtime computes from reflection for the same method. */

@@ -20,6 +20,7 @@ import dev.ratelimit.runtime.backend.redis.RedisBackendProvider;
 import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.http.HttpLimits;
+import dev.ratelimit.runtime.http.Settlements;
 import dev.ratelimit.runtime.http.RateLimitFilter;
 import dev.ratelimit.runtime.interceptor.RateLimitInterceptor;
 import dev.ratelimit.runtime.metrics.MicrometerMetrics;
@@ -60,7 +61,7 @@ class RateLimitProcessor {
     AdditionalBeanBuildItem beans() {
         return AdditionalBeanBuildItem.builder()
                 .addBeanClasses(RateLimitProducer.class, HttpLimits.class, RateLimitInterceptor.class,
-                        RateLimit.class, RateLimit.List.class)
+                        Settlements.class, RateLimit.class, RateLimit.List.class)
                 .setUnremovable().build();
     }
 
@@ -175,7 +176,7 @@ class RateLimitProcessor {
         for (RateLimitedMethodBuildItem m : methods) {
             String key = RateLimitMethodScanner.methodKey(m.method());
             for (RateLimitedMethodBuildItem.Spec s : m.specs()) {
-                recorder.addMethod(key, s.policy(), s.cost(), s.key());
+                recorder.addMethod(key, s.policy(), s.cost(), s.key(), s.settle());
             }
         }
     }

@@ -47,7 +47,8 @@ public final class RateLimitedMethodBuildItem extends MultiBuildItem {
      * @param policy the policy name
      * @param cost the cost
      * @param key the key override, empty for none
+     * @param settle whether the call settles its actual cost
      */
-    public record Spec(String policy, int cost, String key) {
+    public record Spec(String policy, int cost, String key, boolean settle) {
     }
 }

@@ -32,7 +32,7 @@ public class RateLimitRecorder {
     }
 
     /** Records one {@code @RateLimit} of a method. */
-    public void addMethod(String methodKey, String policy, int cost, String key) {
-        RateLimitedMethods.add(methodKey, new RateLimitSpec(policy, cost, key));
+    public void addMethod(String methodKey, String policy, int cost, String key, boolean settle) {
+        RateLimitedMethods.add(methodKey, new RateLimitSpec(policy, cost, key, settle));
     }
 }

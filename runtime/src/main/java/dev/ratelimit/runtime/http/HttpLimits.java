@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
@@ -26,6 +27,9 @@ import dev.ratelimit.runtime.policy.MethodTargets;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.ManagedContext;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
 
@@ -92,6 +96,19 @@ public class HttpLimits {
         }
     }
 
+    /** The routing context of the HTTP request being served, or null outside one (no active request context). */
+    public static RoutingContext current(CurrentVertxRequest currentRequest) {
+        ManagedContext requestContext = Arc.container().requestContext();
+        if (!requestContext.isActive()) {
+            return null;
+        }
+        try {
+            return currentRequest.getCurrent();
+        } catch (ContextNotActiveException e) {
+            return null;
+        }
+    }
+
     /** The limits of the methods the filter and the interceptor meet. */
     public MethodTargets methods() {
         return methods;
@@ -121,6 +138,7 @@ public class HttpLimits {
     public RequestChecks checks(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
         List<RateLimitCheck> checks = new ArrayList<>(specs.length + 1);
         boolean slots = false;
+        boolean settles = false;
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
             if (exempt(p, rc)) {
@@ -132,8 +150,8 @@ public class HttpLimits {
             }
             checks.add(new RateLimitCheck(p.name(), identity, s.cost(), plan(p, rc, checks)));
             slots |= p.algorithm().holdsLeases();
+            settles |= s.settle();
         }
-        boolean settles = false;
         if (path != null) {
             for (Policy p : pathPolicies) {
                 if (appliesTo(p, path, method) && !named(specs, p.name()) && !exempt(p, rc)) {
@@ -170,8 +188,9 @@ public class HttpLimits {
     }
 
     /**
-     * Reserves a request's checks when some of its policies count by outcome ({@link RequestChecks#settles}), to be
-     * settled by {@link #settle} once its status is known. Checks naming one policy and key twice are merged into one
+     * Reserves a request's checks when some of its policies count by outcome or its method settles its actual cost
+     * ({@link RequestChecks#settles}), to be settled by {@link #settle} once its status is known (and by the method,
+     * through {@code RateLimitSettlement}). Checks naming one policy and key twice are merged into one
      * charge, which cannot be settled per check: they are decided plainly (and always counted).
      */
     public Uni<Reservation> reserve(RequestChecks checks) {

@@ -156,6 +156,7 @@ public class RateLimitFilter {
         /** The reservation came (before its decision is handled). */
         void reserved(Reservation r) {
             reservation = r;
+            rc.put(Settlements.RESERVATION, r); // for the method's RateLimitSettlement
             if (completed) {
                 http.settle(r, rc.response().getStatusCode()); // cannot happen while suspended; settled all the same
             }

@@ -3,9 +3,9 @@ package dev.ratelimit.runtime.interceptor;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.annotation.Priority;
-import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.enterprise.inject.Instance;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
@@ -14,12 +14,12 @@ import jakarta.interceptor.InvocationContext;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.Reservation;
 import dev.ratelimit.runtime.http.HttpLimits;
 import dev.ratelimit.runtime.http.HttpLimits.RequestChecks;
+import dev.ratelimit.runtime.http.Settlements;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
-import io.quarkus.arc.Arc;
-import io.quarkus.arc.ManagedContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -71,6 +71,14 @@ public class RateLimitInterceptor {
         if (checks != null && checks.isEmpty()) {
             return ctx.proceed(); // exempt from every policy
         }
+        Class<?> type = method.getReturnType();
+        boolean settles = settles(specs);
+        if (settles && (target.suspendFunction() || Uni.class.isAssignableFrom(type)
+                || CompletionStage.class.isAssignableFrom(type) || Multi.class.isAssignableFrom(type))) {
+            throw new IllegalStateException("@RateLimit(settle = true) on " + method.getDeclaringClass().getName() + "#"
+                    + method.getName() + ": a method that returns " + type.getSimpleName() + " ends after it returns; "
+                    + "reserve with RateLimiter.reserve and settle when its work ends");
+        }
         if (target.suspendFunction()) {
             if (suspendFunctions == null) { // the build registers it whenever a limited method suspends
                 throw new IllegalStateException("@RateLimit on " + method.getDeclaringClass().getName() + "#"
@@ -80,7 +88,6 @@ public class RateLimitInterceptor {
             // here (KotlinSuspendFunctions does, for a coroutine without a dispatcher)
             return suspendFunctions.limit(ctx, decide(checks, specs, rc));
         }
-        Class<?> type = method.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
             // slots of concurrency policies are held until the Uni terminates: item, failure or cancellation
             return onCallerContext(decide(checks, specs, rc)).chain(d -> d.allowed()
@@ -120,23 +127,49 @@ public class RateLimitInterceptor {
                     + " cannot decide on an event-loop thread without blocking it: return Uni or CompletionStage "
                     + "(or make it a Kotlin suspend function), or call it from a worker thread (e.g. @Blocking)");
         }
-        RateLimitDecision d = decide(checks, specs, rc).await().indefinitely();
+        AtomicReference<Reservation> reserved = settles && checks != null ? new AtomicReference<>() : null;
+        RateLimitDecision d = (reserved == null ? decide(checks, specs, rc)
+                : decide(checks, specs, rc, http.reserve(checks).invoke(reserved::set).map(Reservation::decision)))
+                .await().indefinitely();
         if (!d.allowed()) {
             throw new RateLimitExceededException(d);
         }
-        if (!d.holdsSlots()) {
-            return ctx.proceed();
+        // the method settles its actual cost through RateLimitSettlement, on this thread, while it runs
+        Reservation before = reserved == null ? null : Settlements.enter(reserved.get());
+        try {
+            if (!d.holdsSlots()) {
+                return ctx.proceed();
+            }
+            // slots of concurrency policies are held until the method returns or throws
+            Object result = proceedFreeingOnFailure(ctx, d);
+            d.release();
+            return result;
+        } finally {
+            if (reserved != null) {
+                Settlements.exit(before);
+            }
         }
-        // slots of concurrency policies are held until the method returns or throws
-        Object result = proceedFreeingOnFailure(ctx, d);
-        d.release();
-        return result;
+    }
+
+    private static boolean settles(RateLimitSpec[] specs) {
+        for (RateLimitSpec s : specs) {
+            if (s.settle()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Uni<RateLimitDecision> decide(RequestChecks checks, RateLimitSpec[] specs, RoutingContext rc) {
+        return decide(checks, specs, rc, checks == null ? null : http.decide(checks));
+    }
+
+    /** As above, the checks decided by {@code decided} (null when a key is missing). */
+    private Uni<RateLimitDecision> decide(RequestChecks checks, RateLimitSpec[] specs, RoutingContext rc,
+            Uni<RateLimitDecision> decided) {
         Uni<RateLimitDecision> d = checks == null
                 ? Uni.createFrom().item(http.missingKeyDecision(specs, rc, null, null))
-                : http.decide(checks);
+                : decided;
         if (rc == null) {
             return d;
         }
@@ -231,14 +264,6 @@ public class RateLimitInterceptor {
     }
 
     private RoutingContext currentRoutingContext() {
-        ManagedContext requestContext = Arc.container().requestContext();
-        if (!requestContext.isActive()) {
-            return null;
-        }
-        try {
-            return currentRequest.getCurrent();
-        } catch (ContextNotActiveException e) {
-            return null;
-        }
+        return HttpLimits.current(currentRequest);
     }
 }
