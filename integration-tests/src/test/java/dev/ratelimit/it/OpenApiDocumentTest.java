@@ -43,6 +43,11 @@ class OpenApiDocumentTest {
         JsonPath doc = document();
         assertThat(doc.getString("paths.'/public/{page}'.get.responses.'429'.description"), containsString("'public'"));
         assertThat(doc.getString("paths.'/api/login'.get.responses.'429'.description"), containsString("'login'"));
+        // a policy counting failures only still denies, once they reach its limit
+        assertThat(doc.getString("paths.'/api/sign-in'.post.responses.'429'.description"), containsString("'sign-in'"));
+        // a method settling its cost is denied when its estimate does not fit
+        assertThat(doc.getString("paths.'/api/complete'.post.responses.'429'.description"),
+                containsString("'llm-tokens'"));
     }
 
     @Test
