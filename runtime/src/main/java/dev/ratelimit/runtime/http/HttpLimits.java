@@ -65,6 +65,8 @@ public class HttpLimits {
     private final ResolverFailures resolverFailures;
     /** Null when no policy has exemptions and the application has no {@code Exemption} bean. */
     private final Exemptions exemptions;
+    /** Whether a policy counts by outcome ({@code count}): without, no request is reserved for it. */
+    private final boolean anyCountsByOutcome;
 
     /**
      * A request's checks, each on its plan, and whether a {@code concurrency} policy among them takes slots when they
@@ -86,6 +88,7 @@ public class HttpLimits {
         Exemptions e = new Exemptions(config.policies(), exemptionBeans.stream().toList(), keys, limiter.metrics(),
                 resolverFailures);
         this.exemptions = e.any() ? e : null;
+        this.anyCountsByOutcome = limiter.policies().all().stream().anyMatch(Policy::givesBack);
         List<HeaderFamily> families = config.http().headers();
         this.headers = new RateLimitHeaders(families.contains(HeaderFamily.IETF), families.contains(HeaderFamily.LEGACY),
                 config.http().partitionKey());
@@ -164,7 +167,7 @@ public class HttpLimits {
                 }
             }
         }
-        if (rc != null) {
+        if (anyCountsByOutcome && rc != null) {
             for (RateLimitCheck c : checks) {
                 settles |= limiter.policies().get(c.policy()).givesBack();
             }
