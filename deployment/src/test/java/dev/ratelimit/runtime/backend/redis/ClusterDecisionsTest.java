@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.algorithm.Engine;
+import dev.ratelimit.runtime.backend.BackendReply;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
@@ -226,6 +228,40 @@ class ClusterDecisionsTest {
                 RateLimitCheck.of("site", "everyone-" + Engine.newIdentity()));
         assertTrue(decision.allowed(), decision.toString());
         assertEquals(RateLimitDecision.Source.REDIS, decision.source(), decision.toString());
+    }
+
+    /**
+     * A reservation across slots is charged slot by slot, each at its node's instant (the merged reply keeps each
+     * policy's), and its settlement goes to each slot with that instant: a refund on one slot and a debit on the other
+     * land where they were charged, as the in-process backend settles them.
+     */
+    @Test
+    void aReservationAcrossSlotsIsSettledOnEachSlot() {
+        String user = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String global = RedisKeys.key(Engine.prefix(), "hourly", Engine.newIdentity());
+        assertNotEquals(RedisClusterFixture.slot(user), RedisClusterFixture.slot(global));
+        Policy[] ps = { perUser, hourly };
+        String[] keys = { user, global };
+        long now = BASE + S;
+        BackendReply reserved = backend().reserve(ps, keys, new long[] { 4, 2 }, now, null).await()
+                .atMost(Duration.ofSeconds(10));
+        LocalBackend local = new LocalBackend();
+        BackendReply reservedHere = local.reserveNow(ps, keys, new long[] { 4, 2 }, now, null);
+        assertTrue(reserved.allAdmitted(), reserved::toString);
+        assertEquals(now, reserved.chargedAt(0), "each policy's charge instant, from its slot's reply");
+        assertEquals(now, reserved.chargedAt(1));
+        long[] here = reservedHere.toScriptOrder();
+        long[] there = reserved.toScriptOrder();
+        // per policy the same (the first value: an instant from one script, 1 for a reply merged from two)
+        assertArrayEquals(Arrays.copyOfRange(here, 1, here.length), Arrays.copyOfRange(there, 1, there.length));
+        // per-user used 1 of 4 (3 back), hourly 3 of 2 (1 more)
+        long[] settled = backend().settle(ps, keys, new long[] { 3, -1 }, new long[] { now, now }, now + S).await()
+                .atMost(Duration.ofSeconds(10)).toScriptOrder();
+        long[] settledHere = local.settleNow(ps, keys, new long[] { 3, -1 }, new long[] { now, now }, now + S)
+                .toScriptOrder();
+        assertArrayEquals(settledHere, settled, () -> "local " + show(settledHere) + " vs cluster " + show(settled));
+        assertEquals(4, remaining(settled, 0), show(settled));
+        assertEquals(0, remaining(settled, 1), () -> "3 of 3 used: " + show(settled));
     }
 
     /**
