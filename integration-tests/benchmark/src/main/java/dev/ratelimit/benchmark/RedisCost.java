@@ -82,6 +82,9 @@ final class RedisCost {
     }
 
     List<Row> measure() {
+        if (functions && scripts.library() != null) {
+            awaitLibrary(scripts.library().name());
+        }
         List<Row> rows = new ArrayList<>();
         for (Algorithm algorithm : Contenders.RATE_ALGORITHMS) {
             Anchor anchor = Anchor.forAlgorithm(algorithm);
@@ -177,6 +180,25 @@ final class RedisCost {
         RateLimitBackend backend = limiter.backend();
         return (k, done) -> backend.decide(ps, new String[] { MEMORY_KEY }, costs, RateLimitBackend.BACKEND_CLOCK, false)
                 .subscribe().with(r -> done.ok(), done::failed);
+    }
+
+    /**
+     * Waits (up to 30 s) for the application to have loaded its function library, which it does in the background
+     * when it starts: measuring at once raced it, and a first {@code FCALL} met "Function not found".
+     */
+    private void awaitLibrary(String name) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!admin.call("FUNCTION", "LIST", "LIBRARYNAME", name).toString().contains(name)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the application did not load its function library " + name);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     /**
