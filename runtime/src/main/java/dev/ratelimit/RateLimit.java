@@ -53,8 +53,9 @@ public @interface RateLimit {
      * The call settles its actual cost: {@link #cost()} is reserved before the method runs, and the method tells what
      * the call really cost through the injectable {@link RateLimitSettlement} (what it does not use is given back,
      * what it used beyond is charged, see {@link Reservation}); a call that never says keeps the estimate. For JAX-RS
-     * resource methods and for methods that return a plain value (not a {@code Uni}, {@code CompletionStage},
-     * {@code Multi} or suspend function: reserve with {@link RateLimiter#reserve} there).
+     * resource methods and for methods that return a plain value; on a bean method returning a {@code Uni},
+     * {@code CompletionStage}, {@code Multi} or a suspend function it fails the build (reserve with
+     * {@link RateLimiter#reserve} there).
      */
     @Nonbinding
     boolean settle() default false;

@@ -110,6 +110,26 @@ public final class RateLimitValidator {
         return false;
     }
 
+    /** Types a bean method's work goes on in after it returned. */
+    private static final Set<String> LATER_RETURNS = Set.of("io.smallrye.mutiny.Uni", "io.smallrye.mutiny.Multi",
+            "java.util.concurrent.CompletionStage", "java.util.concurrent.CompletableFuture");
+
+    /**
+     * A bean method (not a JAX-RS resource method, whose reservation the filter keeps with the request) whose work
+     * goes on after it returns, named for the message, or null.
+     */
+    private static String endsAfterReturning(RateLimitedMethodBuildItem item, IndexView index) {
+        MethodInfo m = item.method();
+        if (isResourceMethod(m, m.declaringClass(), index, new HashSet<>())) {
+            return null;
+        }
+        if (item.suspendFunction()) {
+            return "a Kotlin suspend function";
+        }
+        String type = m.returnType().name().toString();
+        return LATER_RETURNS.contains(type) ? "a bean method returning " + type : null;
+    }
+
     public static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies,
             IndexView index) {
         List<Throwable> errors = new ArrayList<>();
@@ -127,6 +147,15 @@ public final class RateLimitValidator {
                 errors.add(new RateLimitValidationException.StaticMethodException(
                         "@RateLimit cannot apply to a static method: interceptors only see instance methods of beans "
                                 + where));
+            }
+            if (item.specs().stream().anyMatch(RateLimitedMethodBuildItem.Spec::settle)) {
+                String ends = endsAfterReturning(item, index);
+                if (ends != null) {
+                    errors.add(new RateLimitValidationException.AsynchronousReturnTypeException("@RateLimit(settle = "
+                            + "true) cannot settle " + ends + ": its work ends after it returns, and the call's "
+                            + "reservation with it; reserve with RateLimiter.reserve and settle when the work ends, or "
+                            + "make it a JAX-RS resource method " + where));
+                }
             }
             String undecidable = undecidableReturn(m, index);
             if (undecidable != null) {

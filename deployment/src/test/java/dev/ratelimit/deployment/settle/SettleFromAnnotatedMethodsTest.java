@@ -23,13 +23,12 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.test.redis.RedisFixture;
 import io.quarkus.test.QuarkusUnitTest;
 import io.restassured.RestAssured;
-import io.smallrye.mutiny.Uni;
 
 /**
  * {@code @RateLimit(settle = true)}: the estimate is reserved before the method runs and the method settles its
  * actual cost through {@link RateLimitSettlement}, on a JAX-RS resource method (reserved by the filter) and on a bean
  * method (by the interceptor); a refund, a debit into debt, a method that never settles, on Redis. Refused where the
- * call has no reservation or ends after the method returns.
+ * call has no reservation ({@link SettleOnReactiveBeanMethodTest}: at build time where it ends after returning).
  */
 class SettleFromAnnotatedMethodsTest {
 
@@ -75,11 +74,6 @@ class SettleFromAnnotatedMethodsTest {
         public int export(int rows) {
             settlement.settle("rows", rows);
             return rows;
-        }
-
-        @RateLimit(value = "rows", cost = 8, settle = true)
-        public Uni<Integer> exportLater(int rows) {
-            return Uni.createFrom().item(rows);
         }
 
         @RateLimit(value = "rows")
@@ -134,7 +128,6 @@ class SettleFromAnnotatedMethodsTest {
         limiter.resetBlocking("rows", "global");
         assertEquals(2, exporter.export(2));
         await(18, () -> limiter.stateBlocking("rows", "global").remaining());
-        assertThrows(IllegalStateException.class, () -> exporter.exportLater(1), "ends after it returns");
         assertThrows(IllegalStateException.class, () -> exporter.exportUnsettled(1), "nothing reserved to settle");
     }
 }
