@@ -1,6 +1,5 @@
 package dev.ratelimit.runtime.backend.local;
 
-import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,7 +29,6 @@ import io.smallrye.mutiny.Uni;
  */
 public class LocalBackend implements RateLimitBackend {
 
-    private static final int STRIPES = 64;
     /** Sweep expired state every this many decisions, so idle keys do not accumulate. */
     private static final int SWEEP_EVERY = 4096;
     /** The eviction score of a key whose last request was denied: above any share of a limit. */
@@ -39,7 +37,7 @@ public class LocalBackend implements RateLimitBackend {
     public static final int DEFAULT_MAX_KEYS = 100_000;
 
     private final ConcurrentMap<String, State> states = new ConcurrentHashMap<>();
-    private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+    private final KeyLocks locks = new KeyLocks();
     private final long originMicros = System.currentTimeMillis() * 1000;
     private final long originNanos = System.nanoTime();
     private final AtomicInteger decisions = new AtomicInteger();
@@ -57,9 +55,6 @@ public class LocalBackend implements RateLimitBackend {
         }
         this.eviction = new Eviction(maxKeys);
         this.lockouts = new Lockouts(maxKeys);
-        for (int i = 0; i < STRIPES; i++) {
-            locks[i] = new ReentrantLock();
-        }
     }
 
     @Override
@@ -109,10 +104,7 @@ public class LocalBackend implements RateLimitBackend {
     public BackendReply settleNow(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
             long nowMicros) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
-        int[] stripes = stripes(keys);
-        for (int s : stripes) {
-            locks[s].lock();
-        }
+        int[] stripes = locks.lock(keys);
         try {
             long[] ones = new long[policies.length];
             for (int i = 0; i < policies.length; i++) {
@@ -133,9 +125,7 @@ public class LocalBackend implements RateLimitBackend {
             }
             return decideLocked(policies, keys, ones, now, true, true, null);
         } finally {
-            for (int i = stripes.length - 1; i >= 0; i--) {
-                locks[stripes[i]].unlock();
-            }
+            locks.unlock(stripes);
         }
     }
 
@@ -154,16 +144,11 @@ public class LocalBackend implements RateLimitBackend {
     public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
             String lease) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
-        int[] stripes = stripes(keys);
-        for (int s : stripes) {
-            locks[s].lock();
-        }
+        int[] stripes = locks.lock(keys);
         try {
             return decideLocked(policies, keys, costs, now, dryRun, false, lease);
         } finally {
-            for (int i = stripes.length - 1; i >= 0; i--) {
-                locks[stripes[i]].unlock();
-            }
+            locks.unlock(stripes);
             eviction.trim(states, st -> st.expiresAt() <= now, State::share);
             if (decisions.incrementAndGet() % SWEEP_EVERY == 0) {
                 sweep(now);
@@ -187,7 +172,7 @@ public class LocalBackend implements RateLimitBackend {
             if (!policies[i].algorithm().holdsLeases()) {
                 continue;
             }
-            ReentrantLock lock = locks[stripe(keys[i])];
+            ReentrantLock lock = locks.of(keys[i]);
             lock.lock();
             try {
                 // expired or not: a lease expired but not yet trimmed is still found (release.lua)
@@ -208,7 +193,7 @@ public class LocalBackend implements RateLimitBackend {
     /** The state of {@code key} as it stands at {@code nowMicros} (or this backend's clock), charging nothing. */
     public BackendReply peekNow(Policy policy, String key, long nowMicros) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
-        ReentrantLock lock = locks[stripe(key)];
+        ReentrantLock lock = locks.of(key);
         lock.lock();
         try {
             return decideLocked(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, now, true, true, null);
@@ -225,7 +210,7 @@ public class LocalBackend implements RateLimitBackend {
 
     /** Forgets the state of {@code key}. */
     public void forgetNow(String key) {
-        ReentrantLock lock = locks[stripe(key)];
+        ReentrantLock lock = locks.of(key);
         lock.lock();
         try {
             states.remove(key);
@@ -331,26 +316,6 @@ public class LocalBackend implements RateLimitBackend {
     /** Whole milliseconds, rounded up, at least 1, as the scripts round. */
     private static long millis(long micros) {
         return Math.max(1, (micros + 999) / 1000);
-    }
-
-    private int[] stripes(String[] keys) {
-        int[] s = new int[keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            s[i] = stripe(keys[i]);
-        }
-        // a fixed order (and no duplicates) so two requests can never lock in opposite orders
-        Arrays.sort(s);
-        int n = 0;
-        for (int i = 0; i < s.length; i++) {
-            if (n == 0 || s[n - 1] != s[i]) {
-                s[n++] = s[i];
-            }
-        }
-        return Arrays.copyOf(s, n);
-    }
-
-    private static int stripe(String key) {
-        return (key.hashCode() & 0x7fffffff) % STRIPES;
     }
 
     private void sweep(long now) {
