@@ -243,6 +243,11 @@ public class DefaultRateLimiter implements RateLimiter {
         if (MergedChecks.of(ps, keys, costs) != null) {
             throw new IllegalArgumentException("a reservation names each policy and key once: " + checks);
         }
+        if (denyCache != null) {
+            for (Policy p : ps) {
+                denyCache.settles(p.name()); // its keys may get units back: their denials are held briefly
+            }
+        }
         Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
         BiFunction<RateLimitDecision, BackendReply, Reservation> made = (d, reply) -> new Reservation(d, checks,
                 reply == null ? null : refunds -> settle(ps, keys, refunds, reply));

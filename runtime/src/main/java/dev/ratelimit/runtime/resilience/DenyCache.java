@@ -3,6 +3,7 @@ package dev.ratelimit.runtime.resilience;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
@@ -38,8 +39,9 @@ import dev.ratelimit.runtime.policy.Policy;
  * bound, expired entries are swept and, if that is not enough, about the tenth of the entries
  * closest to expiry is dropped. Forgetting is always safe: Redis then decides.
  * <p>
- * A denial of a policy with a lock-out ({@code block-for}) is held at most a second whatever it reports: a reset
- * lifts a lock-out before its end, on whichever instance it is made, and the others should see that within a second.
+ * A denial of a policy with a lock-out ({@code block-for}), of one counting by outcome, or of one reserved through this
+ * instance is held at most a second whatever it reports: a reset lifts a lock-out before its end, and a settlement
+ * gives units back, on whichever instance it is made, and the others should see that within a second.
  */
 public final class DenyCache {
 
@@ -51,6 +53,8 @@ public final class DenyCache {
     private final long marginNanos;
     private final LongSupplier nanoClock;
     private final ConcurrentMap<Key, Entry> entries = new ConcurrentHashMap<>();
+    /** The policies reserved (and so settled) through this instance: units may come back to their keys. */
+    private final Set<String> settled = ConcurrentHashMap.newKeySet();
     private final Eviction eviction;
 
     /**
@@ -157,7 +161,7 @@ public final class DenyCache {
             }
             long retryNanos = retryMs * 1_000_000;
             long expiresAt = sentAt + retryNanos - marginNanos - retryNanos / RATE_MARGIN_DIVISOR;
-            if (p.locksOut() || p.givesBack()) {
+            if (p.locksOut() || p.givesBack() || settled.contains(p.name())) {
                 // a lock-out ends early when it is reset, and units given back end a denial early, on any instance:
                 // held here a second at most
                 expiresAt = Math.min(expiresAt, sentAt + LOCKOUT_HOLD_NANOS);
@@ -194,6 +198,14 @@ public final class DenyCache {
     /** Forgets the denials of one Redis key (under any policy values: every plan of its policy). */
     public void forget(String redisKey) {
         entries.keySet().removeIf(k -> k.redisKey().equals(redisKey));
+    }
+
+    /**
+     * Units may come back to {@code policy}'s keys (it is reserved and settled): its denials are held a second at most
+     * from now on, so that a refund made through another instance is seen within a second.
+     */
+    public void settles(String policy) {
+        settled.add(policy);
     }
 
     /** Forgets the denial remembered for {@code policy}'s {@code redisKey} on its current values, if any. */
