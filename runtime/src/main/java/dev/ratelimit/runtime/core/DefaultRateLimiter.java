@@ -21,6 +21,8 @@ import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.policy.PolicyValidator;
+import dev.ratelimit.runtime.policy.RateLimitSpec;
+import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import dev.ratelimit.runtime.resilience.CallTimeouts;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
 import dev.ratelimit.runtime.resilience.DecidedBy;
@@ -84,6 +86,11 @@ public class DefaultRateLimiter implements RateLimiter {
                     System::nanoTime);
         } else {
             this.denyCache = null;
+        }
+        if (denyCache != null) {
+            // the policies annotated methods settle: their denials are held briefly from the start, on every instance
+            RateLimitedMethods.all().values().forEach(specs -> specs.stream().filter(RateLimitSpec::settle)
+                    .forEach(s -> denyCache.settles(s.policy())));
         }
         this.counts = new DecisionCounts(metrics, !shared);
         this.remote = shared
