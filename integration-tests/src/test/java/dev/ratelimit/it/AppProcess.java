@@ -65,6 +65,24 @@ final class AppProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code n} instances of the application sharing one Redis under one key prefix, each in a working directory of
+     * its own: what several instances of one service behind a load balancer are.
+     */
+    static List<AppProcess> instances(int n, String redisUri, String keyPrefix) {
+        List<AppProcess> apps = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                apps.add(start(Map.of("QUARKUS_REDIS_HOSTS", redisUri, "QUARKUS_RATELIMIT_KEY_PREFIX", keyPrefix),
+                        Files.createTempDirectory("ratelimit-instance"), Map.of()));
+            }
+        } catch (IOException e) {
+            apps.forEach(AppProcess::close);
+            throw new UncheckedIOException(e);
+        }
+        return apps;
+    }
+
     String url(String path) {
         return "http://localhost:" + port + path;
     }

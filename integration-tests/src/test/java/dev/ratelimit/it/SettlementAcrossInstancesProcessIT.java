@@ -7,11 +7,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
@@ -39,11 +37,7 @@ class SettlementAcrossInstancesProcessIT {
     @BeforeAll
     static void start() throws Exception {
         redis = new RedisServerProcess().start();
-        String prefix = "settle-" + System.nanoTime();
-        for (int i = 0; i < 2; i++) {
-            apps.add(AppProcess.start(Map.of("QUARKUS_REDIS_HOSTS", redis.uri(), "QUARKUS_RATELIMIT_KEY_PREFIX", prefix),
-                    Files.createTempDirectory("ratelimit-settle"), Map.of()));
-        }
+        apps.addAll(AppProcess.instances(2, redis.uri(), "settle-" + System.nanoTime()));
     }
 
     @AfterAll

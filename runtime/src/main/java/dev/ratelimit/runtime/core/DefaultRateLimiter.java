@@ -150,18 +150,25 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
+        Resolved r = resolve(checks);
+        return decide(r.ps, r.keys, r.costs);
+    }
+
+    /** The policies (each on its plan), keys and costs of {@code checks}, in order. */
+    private record Resolved(Policy[] ps, String[] keys, long[] costs) {
+    }
+
+    private Resolved resolve(List<RateLimitCheck> checks) {
         int n = checks.size();
         if (n == 0) {
             throw new IllegalArgumentException("at least one check is needed");
         }
-        Policy[] ps = new Policy[n];
-        String[] keys = new String[n];
-        long[] costs = new long[n];
+        Resolved r = new Resolved(new Policy[n], new String[n], new long[n]);
         for (int i = 0; i < n; i++) {
             RateLimitCheck c = checks.get(i);
-            resolve(c.policy(), c.key(), c.cost(), c.plan(), ps, keys, costs, i);
+            resolve(c.policy(), c.key(), c.cost(), c.plan(), r.ps, r.keys, r.costs, i);
         }
-        return decide(ps, keys, costs);
+        return r;
     }
 
     /**
@@ -236,17 +243,10 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public Uni<Reservation> reserve(List<RateLimitCheck> checks) {
-        int n = checks.size();
-        if (n == 0) {
-            throw new IllegalArgumentException("at least one check is needed");
-        }
-        Policy[] ps = new Policy[n];
-        String[] keys = new String[n];
-        long[] costs = new long[n];
-        for (int i = 0; i < n; i++) {
-            RateLimitCheck c = checks.get(i);
-            resolve(c.policy(), c.key(), c.cost(), c.plan(), ps, keys, costs, i);
-        }
+        Resolved r = resolve(checks);
+        Policy[] ps = r.ps;
+        String[] keys = r.keys;
+        long[] costs = r.costs;
         if (MergedChecks.of(ps, keys, costs) != null) {
             throw new IllegalArgumentException("a reservation names each policy and key once: " + checks);
         }

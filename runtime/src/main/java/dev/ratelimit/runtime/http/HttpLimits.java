@@ -305,25 +305,32 @@ public class HttpLimits {
      * none), as {@link #checks} would have decided them.
      */
     public RateLimitDecision missingKeyDecision(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
+        List<PolicyDecision> list = applying(specs, rc, path, method, true);
+        if (list.isEmpty()) {
+            // an Exemption bean that answered otherwise a moment ago: every policy that applies
+            list = applying(specs, rc, path, method, false);
+        }
+        return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
+    }
+
+    /** A denial by each policy that applies to the request ({@code skipExempt}: those not exempt from it). */
+    private List<PolicyDecision> applying(RateLimitSpec[] specs, RoutingContext rc, String path, String method,
+            boolean skipExempt) {
         List<PolicyDecision> list = new ArrayList<>();
         for (RateLimitSpec s : specs) {
             Policy p = limiter.policies().get(s.policy());
-            if (!exemptUncounted(p, rc)) {
+            if (!skipExempt || !exemptUncounted(p, rc)) {
                 list.add(denied(p, rc));
             }
         }
         if (path != null) {
             for (Policy p : pathPolicies) {
-                if (appliesTo(p, path, method) && !named(specs, p.name()) && !exemptUncounted(p, rc)) {
+                if (appliesTo(p, path, method) && !named(specs, p.name()) && (!skipExempt || !exemptUncounted(p, rc))) {
                     list.add(denied(p, rc));
                 }
             }
         }
-        if (list.isEmpty()) {
-            // an Exemption bean that answered otherwise a moment ago: the policy whose key is missing denies
-            list.add(denied(specs.length > 0 ? limiter.policies().get(specs[0].policy()) : pathPolicies.get(0), rc));
-        }
-        return new RateLimitDecision(false, list, RateLimitDecision.Source.LOCAL);
+        return list;
     }
 
     /** The identities of a request's checks, in order (the {@code pk} of each policy's member). */

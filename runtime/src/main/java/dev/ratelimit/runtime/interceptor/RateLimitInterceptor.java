@@ -72,7 +72,7 @@ public class RateLimitInterceptor {
             return ctx.proceed(); // exempt from every policy
         }
         Class<?> type = method.getReturnType();
-        boolean settles = settles(specs);
+        boolean settles = target.settles();
         if (settles && (target.suspendFunction() || Uni.class.isAssignableFrom(type)
                 || CompletionStage.class.isAssignableFrom(type) || Multi.class.isAssignableFrom(type))) {
             throw new IllegalStateException("@RateLimit(settle = true) on " + method.getDeclaringClass().getName() + "#"
@@ -151,14 +151,6 @@ public class RateLimitInterceptor {
         }
     }
 
-    private static boolean settles(RateLimitSpec[] specs) {
-        for (RateLimitSpec s : specs) {
-            if (s.settle()) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     private Uni<RateLimitDecision> decide(RequestChecks checks, RateLimitSpec[] specs, RoutingContext rc) {
         return decide(checks, specs, rc, checks == null ? null : http.decide(checks));

@@ -16,9 +16,14 @@ public final class MethodTargets {
     /**
      * A method's key (see {@link RateLimitedMethods#methodKey}), its limits (empty when it has none), and whether it is
      * a Kotlin {@code suspend} function (compiled with a last parameter of type {@code Continuation}), which the
-     * interceptor decides apart.
+     * interceptor decides apart; and whether one of its limits is settled by the method ({@code settle = true}), read
+     * once here rather than on every call.
      */
-    public record Target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction) {
+    public record Target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction, boolean settles) {
+
+        Target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction) {
+            this(methodKey, specs, suspendFunction, java.util.Arrays.stream(specs).anyMatch(RateLimitSpec::settle));
+        }
 
         Target(String methodKey, RateLimitSpec[] specs) {
             this(methodKey, specs, false);
