@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import java.util.List;
+import java.util.Optional;
 
 import io.smallrye.mutiny.Uni;
 
@@ -116,5 +117,37 @@ public interface RateLimiter {
     /** Blocking form of {@link #reset(String, String)}. */
     default void resetBlocking(String policy, String key) {
         reset(policy, key).await().indefinitely();
+    }
+
+    /**
+     * Gives {@code key} its own values for {@code policy}, replacing any override it had: every instance applies them
+     * from its next decision on that key (the decision reads them in the same Redis call), until
+     * {@link RateLimitOverride#expiresAt} or {@link #clearOverride}. The headers and decisions report the values that
+     * applied. What the key used so far stays counted against the new values. The policy must set
+     * {@code overrides=true}; an {@link IllegalStateException} says so otherwise, an {@link IllegalArgumentException}
+     * names a value out of range. The backend is asked directly, as for {@link #state(RateLimitCheck)}; this instance
+     * also applies the override under the {@code local} failure mode.
+     */
+    Uni<Void> setOverride(String policy, String key, RateLimitOverride override);
+
+    /** Blocking form of {@link #setOverride}. */
+    default void setOverrideBlocking(String policy, String key, RateLimitOverride override) {
+        setOverride(policy, key, override).await().indefinitely();
+    }
+
+    /** The override {@code key} has for {@code policy}, empty when none applies (never set, cleared or expired). */
+    Uni<Optional<RateLimitOverride>> override(String policy, String key);
+
+    /** Blocking form of {@link #override}. */
+    default Optional<RateLimitOverride> overrideBlocking(String policy, String key) {
+        return override(policy, key).await().indefinitely();
+    }
+
+    /** Removes the override {@code key} has for {@code policy}, if any: the policy's own values apply again. */
+    Uni<Void> clearOverride(String policy, String key);
+
+    /** Blocking form of {@link #clearOverride}. */
+    default void clearOverrideBlocking(String policy, String key) {
+        clearOverride(policy, key).await().indefinitely();
     }
 }

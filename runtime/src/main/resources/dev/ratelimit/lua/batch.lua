@@ -11,14 +11,14 @@
 -- of five is about 0.3 us less per decision. An entry is one call, or several identical consecutive
 -- calls sent once (see decide_same); ARGV[1] and the keys then count entries, and after the values
 -- come pairs (entry, number of calls) for the entries standing for more than one.
--- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies (per
--- entry of several calls, the form decide_same describes); a call that failed has an error in its
--- first place and zeros after it.
+-- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies (2n more
+-- when one of them has overrides; per entry of several calls, the form decide_same describes); a call that
+-- failed has an error in its first place and zeros after it. A compact run names no policy with overrides.
 -- The reply of the run being decided.
 local out
 
--- A call that failed has an error in its first place and zeros after it.
-local function failed(ok, err, o, n)
+-- A call that failed has an error in its first place and zeros after it, to its width `w`.
+local function failed(ok, err, o, w)
   if ok and err then
     ok = false
   elseif not ok and not (type(err) == 'table' and err.err) then
@@ -26,7 +26,7 @@ local function failed(ok, err, o, n)
   end
   if not ok then
     out[o + 1] = err
-    for i = o + 2, o + 1 + 4 * n do out[i] = 0 end
+    for i = o + 2, o + w do out[i] = 0 end
   end
 end
 
@@ -51,7 +51,7 @@ local function decide_same(key, p, cost, n, o)
   end
   local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o + 1)
   if not ok or err then
-    failed(ok, err, o, 0)
+    failed(ok, err, o, 1)
     return o + 1
   end
   if out[o + 3] ~= 1 then
@@ -66,7 +66,7 @@ local function decide_same(key, p, cost, n, o)
     ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost * more, false, false, spare, 0)
     if not ok or err or spare[2] ~= 1 then
       -- cannot happen with a linear algorithm: fail these calls rather than guess their replies
-      failed(false, err or redis.error_reply('ERR rate-limit burst not admitted'), o, 0)
+      failed(false, err or redis.error_reply('ERR rate-limit burst not admitted'), o, 1)
       return o + 1
     end
     m = m + more
@@ -89,7 +89,7 @@ local function decide_same(key, p, cost, n, o)
   if m == n then return e end
   ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, e)
   if not ok or err or out[e + 2] == 1 then
-    failed(false, err or redis.error_reply('ERR rate-limit burst admitted past its remaining'), o, 0)
+    failed(false, err or redis.error_reply('ERR rate-limit burst admitted past its remaining'), o, 1)
     return o + 1
   end
   return e + 5
@@ -100,7 +100,8 @@ local function main()
   local policies = {}
   local a = 2
   for i = 1, tonumber(ARGV[2]) do
-    policies[i] = { ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), ARGV[a + 5] }
+    policies[i] = { ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), ARGV[a + 5],
+      overrides(ARGV[a + 5]) }
     a = a + 5
   end
   out = {}
@@ -128,7 +129,7 @@ local function main()
         o = decide_same(key, p, cost, n, o)
       else
         local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o, true)
-        if not ok or err then failed(ok, err, o, 1) end
+        if not ok or err then failed(ok, err, o, 5) end
         o = o + 5
       end
     end
@@ -140,12 +141,20 @@ local function main()
 
   for c = 1, calls do
     local n = tonumber(ARGV[a + 1])
+    -- its reply's width: 1 + 4n, and 2n more when one of its policies has overrides (see decide.lua)
+    local w = 1 + 4 * n
+    for j = 1, n do
+      if policies[tonumber(ARGV[a + 2 + 2 * j])][6] then
+        w = 1 + 6 * n
+        break
+      end
+    end
     -- a call that fails (a key of the wrong type, say) fails alone, as it would outside a batch
     local ok, err = pcall(decide, k, n, a + 1, policies, out, o)
-    if not ok or err then failed(ok, err, o, n) end
+    if not ok or err then failed(ok, err, o, w) end
     k = k + n
     a = a + 3 + 2 * n
-    o = o + 1 + 4 * n
+    o = o + w
   end
   kv_flush()
   return out

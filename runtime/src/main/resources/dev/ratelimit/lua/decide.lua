@@ -6,7 +6,7 @@
 -- of its five fixed values in `policies` and its cost.
 -- Reply: written into `res` after its first `o` elements, 1 + 4n integers: all admitted (1/0), then
 -- per policy: admitted (1/0), remaining, retry-after ms, reset ms; retry-after is -1 when the cost
--- can never be admitted. Returns nothing, or an error reply (then `res` may hold part of a reply).
+-- can never be admitted; then, when a policy has overrides, 2n more (see below). Returns nothing, or an error reply (then `res` may hold part of a reply).
 -- A batch replies every call's integers in one flat array: an array per call would cost Redis a
 -- table and a nested reply for every decision.
 
@@ -45,6 +45,32 @@ local function judge(algorithm, key, limit, window, burst, cost, write, block, l
   return ok, avail, retry, reset, reset_now, commit
 end
 
+-- Overrides (overrides=true): a policy's shadow value starts with 'O' (then '0', '1' or 'L<us>' as above) when it
+-- applies the values set at run time for a key. The string "<key>:override" (the key's hash tag, so the key's cluster
+-- slot) holds "<limit> <window us> <burst> <expires at us> <plan>", each number empty when not set: a value not set is
+-- the policy's own, except that a burst equal to the policy's limit follows an overridden limit. An override whose
+-- instant has passed on the script's clock, or a value of another shape, is not applied. A call naming such a policy
+-- replies, after its 1 + 4n integers, each of its policies' limit and window as they applied (2n more).
+local function overridden(key, limit, window, burst)
+  local v = redis.pcall('GET', key .. ':override')
+  if type(v) ~= 'string' then return limit, window, burst end
+  local l, w, b, e = match(v, '^(%d*) (%d*) (%d*) (%d*)')
+  e = tonumber(e)
+  if e and e <= now then return limit, window, burst end
+  l, w, b = tonumber(l), tonumber(w), tonumber(b)
+  if l and l > 0 then
+    if burst == limit then burst = l end
+    limit = l
+  end
+  if w and w > 0 then window = w end
+  if b and b > 0 then burst = b end
+  return limit, window, burst
+end
+-- Whether a shadow value marks a policy with overrides.
+local function overrides(shadow)
+  return #shadow > 1 and sub(shadow, 1, 1) == 'O'
+end
+
 -- Policy i of the call whose arguments start after ARGV[a]: algorithm, limit, window, burst, shadow, cost.
 local function policy_of(a, i, policies)
   if policies then
@@ -66,6 +92,11 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
     return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
   end
   local ok, avail, retry, reset, reset_now
+  if overrides(shadow) then
+    limit, window, burst = overridden(key, limit, window, burst)
+    shadow = sub(shadow, 2)
+    res[o + 6], res[o + 7] = limit, window
+  end
   if #shadow > 1 then
     ok, avail, retry, reset, reset_now = judge(algorithm, key, limit, window, burst, cost, not dry, lockout_of(shadow),
       locks)
@@ -88,7 +119,10 @@ end
 -- negative the units charged more), before the call is read as it then stands.
 local function settle(k, n, a, policies, at)
   for i = 1, n do
-    local name, limit, window, burst, _, units = policy_of(a, i, policies)
+    local name, limit, window, burst, shadow, units = policy_of(a, i, policies)
+    if units ~= 0 and overrides(shadow) then
+      limit, window, burst = overridden(KEYS[k + i], limit, window, burst)
+    end
     if units > 0 then
       local refund = R[name]
       if refund then refund(KEYS[k + i], limit, window, burst, at, units) end
@@ -131,9 +165,17 @@ local function decide(k, n, a, policies, res, o)
   local commits = {}
   local costs = {}
   local reset_uncharged = {}
+  -- the limit and window each policy applied, replied when one of them has overrides
+  local values, applied = {}, false
   for i = 1, n do
     local name, limit, window, burst, shadow, cost = policy_of(a, i, policies)
     if ones then cost = 1 end
+    if overrides(shadow) then
+      limit, window, burst = overridden(KEYS[k + i], limit, window, burst)
+      shadow = sub(shadow, 2)
+      applied = true
+    end
+    values[2 * i - 1], values[2 * i] = limit, window
     local algorithm = A[name]
     if not algorithm then
       return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
@@ -167,6 +209,10 @@ local function decide(k, n, a, policies, res, o)
     end
     if res[p + 3] > 0 then res[p + 3] = ms(res[p + 3]) end
     if res[p + 4] > 0 then res[p + 4] = ms(res[p + 4]) else res[p + 4] = 0 end
+    if applied then
+      local e = o + 4 * n + 2 * i
+      res[e], res[e + 1] = values[2 * i - 1], values[2 * i]
+    end
   end
   if reserve and ok_all == 1 then res[o + 1] = now end
 end

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
@@ -18,9 +20,13 @@ import dev.ratelimit.runtime.algorithm.ReferenceModel.Limit;
 import dev.ratelimit.runtime.algorithm.Scenarios.Scenario;
 import dev.ratelimit.runtime.algorithm.Scenarios.Step;
 import dev.ratelimit.runtime.algorithm.ScriptRunner.Call;
+import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.policy.CountedOutcomes;
 import dev.ratelimit.runtime.policy.FailureMode;
+import dev.ratelimit.runtime.policy.LimitValues;
 import dev.ratelimit.runtime.policy.Policy;
+import dev.ratelimit.runtime.policy.PolicyValidator;
 import dev.ratelimit.test.redis.RedisFixture;
 
 /**
@@ -110,6 +116,20 @@ class EngineMatchesModelTest {
                 backend.releaseNow(policies, local, lease, now);
             } else if (st.newRun() && !run.isEmpty()) {
                 compareRun(run, functionRun, expectedInRun, describedInRun);
+            }
+            KeyOverride change = st.change() == null ? null : override(st.change(), limits, now);
+            if (change != null || (st.change() != null && st.change().clear())) {
+                // an override is set outside a batch run (the extension sends it alone): the run so far goes first
+                if (!run.isEmpty()) {
+                    compareRun(run, functionRun, expectedInRun, describedInRun);
+                }
+                int i = st.change().policy();
+                model.override(local[i], change == null ? null
+                        : new long[] { change.limit(), change.windowMicros(), change.burst(), change.expiresAtMicros() });
+                for (String[] keys : List.of(single, batched, singleFunction, batchedFunction)) {
+                    redis.override(keys[i], change);
+                }
+                backend.rememberOverride(local[i], change);
             }
             long[] costs = st.costs();
             String where = "step " + (k + 1) + " (" + st + ") at EPOCH + " + (now - Scenarios.EPOCH) + "us";
@@ -227,6 +247,29 @@ class EngineMatchesModelTest {
         return c;
     }
 
+    /**
+     * The override a change sets at {@code now}, as the extension stores it; null for a clear, or for values the
+     * extension refuses for the policy ({@link PolicyValidator#validateOverride}: then nothing changes).
+     */
+    private static KeyOverride override(Scenarios.Change c, Limit[] limits, long now) {
+        if (c.clear() || c.policy() >= limits.length) {
+            return null;
+        }
+        Limit l = limits[c.policy()];
+        Algorithm alg = Algorithm.fromConfigName(l.algorithm());
+        LimitValues base = new LimitValues(OptionalInt.of((int) l.limit()),
+                Optional.of(Duration.ofNanos(l.windowMicros() * 1000)), OptionalInt.of((int) l.burst()));
+        LimitValues own = new LimitValues(c.limit() > 0 ? OptionalInt.of((int) c.limit()) : OptionalInt.empty(),
+                c.window() > 0 ? Optional.of(Duration.ofNanos(c.window() * 1000)) : Optional.empty(),
+                c.burst() > 0 ? OptionalInt.of((int) c.burst()) : OptionalInt.empty());
+        List<String> errors = new ArrayList<>();
+        PolicyValidator.validateOverride("p", alg, base, own, a -> a, errors);
+        if (!errors.isEmpty()) {
+            return null;
+        }
+        return new KeyOverride(c.limit(), c.window(), c.burst(), c.expiresIn() == 0 ? 0 : now + c.expiresIn(), null);
+    }
+
     private static boolean hasConcurrency(Limit[] limits) {
         for (Limit l : limits) {
             if (l.algorithm().equals(Algorithm.CONCURRENCY.configName())) {
@@ -239,7 +282,7 @@ class EngineMatchesModelTest {
     static Policy policy(String name, Limit l) {
         return new Policy(name, Algorithm.fromConfigName(l.algorithm()), l.limit(),
                 Duration.ofNanos(l.windowMicros() * 1000), l.burst(), "global", l.shadow(), FailureMode.FAIL_CLOSED,
-                List.of(), List.of(), Duration.ofNanos(l.blockMicros() * 1000));
+                List.of(), List.of(), Duration.ofNanos(l.blockMicros() * 1000), CountedOutcomes.ALL, l.overrides());
     }
 
     /** Plays a run as a script and, on keys of its own, as a function, comparing each reply with the model's. */

@@ -32,24 +32,79 @@ final class ReferenceModel {
      * bucket algorithms; ignored by the window algorithms), shadow, and the lock-out in microseconds (0: none; never
      * with shadow): once the policy denies a key, the key is denied for that long whatever its algorithm says.
      */
-    record Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow, long blockMicros) {
+    record Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow, long blockMicros,
+            boolean overrides) {
 
         Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow) {
             this(algorithm, limit, windowMicros, burst, shadow, 0);
         }
 
-        /** The same policy with other values, its lock-out kept. */
-        Limit with(long limit, long windowMicros, long burst, boolean shadow) {
-            return new Limit(algorithm, limit, windowMicros, burst, shadow, shadow ? 0 : blockMicros);
+        Limit(String algorithm, long limit, long windowMicros, long burst, boolean shadow, long blockMicros) {
+            this(algorithm, limit, windowMicros, burst, shadow, blockMicros, false);
         }
 
-        /** The script's shadow argument: 1 shadow, L<us> locking out, else 0. */
+        /** The same policy with other values, its lock-out and overrides kept. */
+        Limit with(long limit, long windowMicros, long burst, boolean shadow) {
+            return new Limit(algorithm, limit, windowMicros, burst, shadow, shadow ? 0 : blockMicros, overrides);
+        }
+
+        /** The same policy, taking overrides or not. */
+        Limit withOverrides(boolean overrides) {
+            return new Limit(algorithm, limit, windowMicros, burst, shadow, blockMicros, overrides);
+        }
+
+        /** The script's shadow argument: 1 shadow, L<us> locking out, else 0; after O with overrides. */
         String flags() {
-            return shadow ? "1" : blockMicros > 0 ? "L" + blockMicros : "0";
+            return (overrides ? "O" : "") + (shadow ? "1" : blockMicros > 0 ? "L" + blockMicros : "0");
+        }
+
+        /**
+         * The values this policy decides a key on with the key's override {@code o} (null: none): those it sets, the
+         * policy's for the rest, a burst not set following a set limit where the policy's burst is its limit.
+         */
+        Limit applying(long[] o) {
+            if (!overrides || o == null) {
+                return this;
+            }
+            long l = limit;
+            long b = burst;
+            if (o[0] > 0) {
+                b = burst == limit ? o[0] : burst;
+                l = o[0];
+            }
+            if (o[2] > 0) {
+                b = o[2];
+            }
+            return new Limit(algorithm, l, o[1] > 0 ? o[1] : windowMicros, b, shadow, blockMicros, overrides);
         }
     }
 
     private static final Rational MICROS_PER_MS = Rational.of(1000);
+
+    /**
+     * Per key, its override: limit, window, burst (0: not set) and the microsecond it stops applying at (0: never). A
+     * policy without overrides ignores it.
+     */
+    private final Map<String, long[]> overrides = new HashMap<>();
+
+    /** Sets the override of {@code key} (null: removes it); see {@link Limit#applying}. */
+    void override(String key, long[] o) {
+        if (o == null) {
+            overrides.remove(key);
+        } else {
+            overrides.put(key, o.clone());
+        }
+    }
+
+    /** The policies as they decide their keys at {@code t}: each with overrides, its key's live override applied. */
+    private Limit[] applying(Limit[] limits, String[] keys, long t) {
+        Limit[] out = limits.clone();
+        for (int i = 0; i < limits.length; i++) {
+            long[] o = overrides.get(keys[i]);
+            out[i] = limits[i].applying(o == null || (o[3] > 0 && o[3] <= t) ? null : o);
+        }
+        return out;
+    }
 
     /** Per-key state; the value is one of the state records below. */
     private final Map<String, Object> states = new HashMap<>();
@@ -63,8 +118,35 @@ final class ReferenceModel {
     // ---------------------------------------------------------------------------------------------------------------
     // State shapes
 
-    /** token-bucket, leaky-bucket, gcra: the theoretical arrival time (an exact, possibly fractional, time in µs). */
-    private record BucketState(Rational tat) {
+    /**
+     * token-bucket, leaky-bucket, gcra: the theoretical arrival time (an exact, possibly fractional, time in µs), a
+     * whole number of 1/{@code den} µs, {@code den} the limit it was written under.
+     */
+    private record BucketState(Rational tat, long den) {
+    }
+
+    private static final Rational SCALE_SLACK = Rational.of(1, 1_000_000);
+
+    /**
+     * The key's TAT as a bucket of {@code limit} reads it, or null when it has none: a TAT written under another limit
+     * is rounded up to a whole number of 1/limit µs (never earlier than written), the fraction's products within a
+     * millionth of a whole taken as that whole, as the scripts read it (see {@code bucket_parse}).
+     */
+    private Rational bucketTat(String key, long limit) {
+        BucketState s = state(key, BucketState.class);
+        if (s == null || s.den() == limit) {
+            return s == null ? null : s.tat();
+        }
+        BigInteger a = s.tat().floor();
+        Rational frac = s.tat().subtract(Rational.of(a));
+        BigInteger b = frac.multiply(limit).subtract(SCALE_SLACK).ceil();
+        if (b.signum() < 0) {
+            b = BigInteger.ZERO;
+        }
+        if (b.compareTo(BigInteger.valueOf(limit)) >= 0) {
+            return Rational.of(a.add(BigInteger.ONE));
+        }
+        return Rational.of(a).add(Rational.of(b, BigInteger.valueOf(limit)));
     }
 
     /** fixed-window: the aligned window index and the units admitted in it. */
@@ -154,7 +236,8 @@ final class ReferenceModel {
      * window falls, the counter's previous window too, never below 0; a log loses entries logged at {@code at}; a
      * concurrency policy has nothing to settle). Then replies each key's state as it stands, read for one unit.
      */
-    long[] settle(Limit[] limits, String[] keys, long[] refunds, long at, long nowMicros) {
+    long[] settle(Limit[] configured, String[] keys, long[] refunds, long at, long nowMicros) {
+        Limit[] limits = applying(configured, keys, nowMicros);
         for (int i = 0; i < limits.length; i++) {
             if (refunds[i] > 0) {
                 refund(limits[i], keys[i], refunds[i], at, nowMicros);
@@ -164,7 +247,7 @@ final class ReferenceModel {
         }
         long[] ones = new long[limits.length];
         java.util.Arrays.fill(ones, 1);
-        return decide(limits, keys, ones, nowMicros, true, null, true);
+        return decide(configured, keys, ones, nowMicros, true, null, true);
     }
 
     /** The most a sliding-window counter's window counts in debt: below 2^24, where the script's estimate is exact. */
@@ -181,13 +264,13 @@ final class ReferenceModel {
         long l = p.limit();
         switch (p.algorithm()) {
             case "token-bucket", "leaky-bucket", "gcra" -> {
-                BucketState s = state(key, BucketState.class);
+                Rational tat = bucketTat(key, l);
                 Rational now = Rational.of(t);
                 Rational perUnit = Rational.of(w, l);
-                Rational from = s == null ? now : Rational.max(s.tat(), now);
+                Rational from = tat == null ? now : Rational.max(tat, now);
                 Rational most = now.add(perUnit.multiply(2 * p.burst()));
                 Rational next = from.add(perUnit.multiply(units));
-                states.put(key, new BucketState(next.compareTo(most) > 0 ? most : next));
+                states.put(key, new BucketState(next.compareTo(most) > 0 ? most : next, l));
             }
             case "fixed-window" -> {
                 FixedWindowState s = state(key, FixedWindowState.class);
@@ -231,11 +314,11 @@ final class ReferenceModel {
         long w = p.windowMicros();
         switch (p.algorithm()) {
             case "token-bucket", "leaky-bucket", "gcra" -> {
-                BucketState s = state(key, BucketState.class);
+                Rational tat = bucketTat(key, p.limit());
                 Rational now = Rational.of(t);
-                if (s != null && s.tat().compareTo(now) > 0) {
-                    Rational back = s.tat().subtract(Rational.of(w, p.limit()).multiply(units));
-                    states.put(key, new BucketState(Rational.max(back, now)));
+                if (tat != null && tat.compareTo(now) > 0) {
+                    Rational back = tat.subtract(Rational.of(w, p.limit()).multiply(units));
+                    states.put(key, new BucketState(Rational.max(back, now), p.limit()));
                 }
             }
             case "fixed-window" -> {
@@ -274,8 +357,9 @@ final class ReferenceModel {
      * Decides one call; {@code asIs} (with {@code dryRun}) replies each policy's state as it stands, as a check that
      * charges nothing reads it, rather than what the charge would leave.
      */
-    private long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun, String lease,
-            boolean asIs) {
+    private long[] decide(Limit[] configured, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease, boolean asIs) {
+        Limit[] limits = applying(configured, keys, nowMicros);
         this.lease = lease;
         this.charging = !dryRun;
         int n = limits.length;
@@ -324,8 +408,14 @@ final class ReferenceModel {
         // 3. The reply. A policy is charged iff the call is admitted and it admits itself (a shadow policy that denies
         // is not charged even though it did not block). dryRun changes nothing here: the reply is the one the
         // committed call would get.
-        long[] reply = new long[1 + 4 * n];
+        // with a policy taking overrides, each policy's limit and window as applied, after the rest
+        boolean applied = java.util.Arrays.stream(configured).anyMatch(Limit::overrides);
+        long[] reply = new long[1 + (applied ? 6 : 4) * n];
         reply[0] = all ? 1 : 0;
+        for (int i = 0; applied && i < n; i++) {
+            reply[1 + 4 * n + 2 * i] = limits[i].limit();
+            reply[2 + 4 * n + 2 * i] = limits[i].windowMicros();
+        }
         for (int i = 0; i < n; i++) {
             Verdict v = verdicts.get(i);
             boolean charged = all && v.admits() && !asIs;
@@ -383,9 +473,9 @@ final class ReferenceModel {
         }
         Rational now = Rational.of(t);
         Rational perUnit = Rational.of(p.windowMicros(), p.limit());
-        BucketState s = state(key, BucketState.class);
+        Rational tat = bucketTat(key, p.limit());
         // A TAT in the past means the bucket is full; it does not earn credit beyond B.
-        Rational tT = s == null ? now : Rational.max(s.tat(), now);
+        Rational tT = tat == null ? now : Rational.max(tat, now);
 
         long avail = bucketAvailable(tT, now, perUnit, b);
         Rational resetHere = bucketNext(tT, avail, now, perUnit, b);
@@ -399,7 +489,7 @@ final class ReferenceModel {
         }
         Rational newTat = tT.add(perUnit.multiply(c));
         return Verdict.admitted(avail, c, resetHere, bucketNext(newTat, avail - c, now, perUnit, b),
-                () -> states.put(key, new BucketState(newTat)));
+                () -> states.put(key, new BucketState(newTat, p.limit())));
     }
 
     /** clamp(floor(B - (T - t) / P), 0, B): the largest k in [0, B] with T + (k - B)·P <= t, or 0 if none. */

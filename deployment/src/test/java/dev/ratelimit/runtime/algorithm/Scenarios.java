@@ -43,9 +43,15 @@ final class Scenarios {
      * charged (a release that overtook its charge: the charge must then take nothing), whether that call is admitted,
      * denied, a dry run, or never made.
      */
-    record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release, boolean reserve, int settle) {
+    record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release, boolean reserve, int settle,
+            Change change) {
         Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
-            this(gap, costs, dryRun, newRun, release, false, -1);
+            this(gap, costs, dryRun, newRun, release, false, -1, null);
+        }
+
+        /** This step without its override change. */
+        Step withoutChange() {
+            return new Step(gap, costs, dryRun, newRun, release, reserve, settle, null);
         }
 
         @Override
@@ -53,8 +59,24 @@ final class Scenarios {
             String freed = release < 0 ? "" : release >= AHEAD ? " release the lease of step +" + (release - AHEAD)
                     : " release #" + release;
             String settled = settle < 0 ? "" : " settle reservation #" + settle + " at these actual costs;";
-            return "+" + gap + "us" + freed + settled + (reserve ? " reserve" : "") + " cost "
-                    + Arrays.toString(costs) + (dryRun ? " dry" : "") + (newRun ? " | new run" : "");
+            return "+" + gap + "us" + freed + settled + (change == null ? "" : " " + change + ";")
+                    + (reserve ? " reserve" : "") + " cost " + Arrays.toString(costs) + (dryRun ? " dry" : "")
+                    + (newRun ? " | new run" : "");
+        }
+    }
+
+    /**
+     * A change of the override of policy {@code policy}'s key before a step's call: cleared, or set to its limit,
+     * window and burst (0: not set), applying for {@code expiresIn} microseconds from the step's time (0: for ever).
+     * A policy without overrides ignores it; one the extension would refuse for its policy is not made.
+     */
+    record Change(int policy, boolean clear, long limit, long window, long burst, long expiresIn) {
+        @Override
+        public String toString() {
+            return clear ? "clear override of p" + policy
+                    : "override p" + policy + (limit > 0 ? " limit=" + limit : "") + (window > 0 ? " window=" + window
+                            + "us" : "") + (burst > 0 ? " burst=" + burst : "")
+                            + (expiresIn > 0 ? " for " + expiresIn + "us" : "");
         }
     }
 
@@ -70,7 +92,8 @@ final class Scenarios {
                 s.append("\n  ").append(l.algorithm()).append(" limit=").append(l.limit()).append(" window=")
                         .append(l.windowMicros()).append("us burst=").append(l.burst())
                         .append(l.shadow() ? " shadow" : "")
-                        .append(l.blockMicros() > 0 ? " block-for=" + l.blockMicros() + "us" : "");
+                        .append(l.blockMicros() > 0 ? " block-for=" + l.blockMicros() + "us" : "")
+                        .append(l.overrides() ? " overrides" : "");
             }
             for (Step st : steps) {
                 s.append("\n    ").append(st);
@@ -152,7 +175,36 @@ final class Scenarios {
                 default -> logUniform(r, MS, Math.max(MS, 3 * window));
             };
         }
-        return new Limit(alg, limit, window, burst, shadow, block);
+        return new Limit(alg, limit, window, burst, shadow, block, r.nextInt(3) == 0);
+    }
+
+    /** A change of the override of one of {@code limits}' keys taking overrides, or null. */
+    static Change change(Random r, List<Limit> limits) {
+        List<Integer> taking = new ArrayList<>();
+        for (int i = 0; i < limits.size(); i++) {
+            if (limits.get(i).overrides()) {
+                taking.add(i);
+            }
+        }
+        if (taking.isEmpty() || r.nextInt(4) != 0) {
+            return null;
+        }
+        int i = taking.get(r.nextInt(taking.size()));
+        Limit l = limits.get(i);
+        if (r.nextInt(5) == 0) {
+            return new Change(i, true, 0, 0, 0, 0);
+        }
+        // values drawn as a policy's are, each set or not
+        Limit v = limit(r);
+        Algorithm alg = Algorithm.fromConfigName(l.algorithm());
+        long limit = r.nextBoolean() ? v.limit() : 0;
+        long window = alg.usesBurst() && r.nextInt(3) == 0 ? v.windowMicros() : 0;
+        long burst = alg.usesBurst() && r.nextInt(3) == 0 ? Math.max(1, Math.min(MAX_LIMIT, v.burst())) : 0;
+        if (limit == 0 && window == 0 && burst == 0) {
+            limit = v.limit();
+        }
+        long expiresIn = r.nextBoolean() ? 0 : logUniform(r, 1, Math.max(2, 3 * l.windowMicros()));
+        return new Change(i, false, limit, window, burst, expiresIn);
     }
 
     static Step step(Random r, List<Limit> limits) {
@@ -206,7 +258,7 @@ final class Scenarios {
         // refund per policy is at most this step's cost (and what the reservation charged)
         boolean reserve = !dry && r.nextInt(4) == 0;
         int settle = r.nextInt(5) == 0 ? r.nextInt(6) : -1;
-        return new Step(gap, costs, dry, r.nextInt(4) == 0, release, reserve, settle);
+        return new Step(gap, costs, dry, r.nextInt(4) == 0, release, reserve, settle, change(r, limits));
     }
 
     private static long mostCost(Limit l) {
@@ -240,35 +292,38 @@ final class Scenarios {
         for (int i = 0; i < n; i++) {
             Step st = steps.get(i);
             if (st.gap() != 0) {
-                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
-                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
+                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
+                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
             }
             for (int k = 0; k < st.costs().length; k++) {
                 long c = st.costs()[k];
                 if (c > 1) {
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
                 }
             }
+            if (st.change() != null) {
+                out.add(withStep(s, i, st.withoutChange()));
+            }
             if (st.dryRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release(), st.reserve(), st.settle())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
             }
             if (st.newRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release(), st.reserve(), st.settle())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release(), st.reserve(), st.settle(), st.change())));
             }
             if (st.settle() >= 0) {
                 out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
-                        st.reserve(), -1)));
+                        st.reserve(), -1, st.change())));
             }
             if (st.reserve()) {
                 out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
-                        false, st.settle())));
+                        false, st.settle(), st.change())));
             }
             if (st.release() >= 0) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1, st.reserve(), st.settle())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1, st.reserve(), st.settle(), st.change())));
                 if (st.release() > AHEAD) {
-                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD, st.reserve(), st.settle())));
+                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD, st.reserve(), st.settle(), st.change())));
                 }
             }
         }
@@ -277,12 +332,16 @@ final class Scenarios {
             if (l.shadow()) {
                 out.add(withLimit(s, i, l.with(l.limit(), l.windowMicros(), l.burst(), false)));
             }
+            if (l.overrides()) {
+                out.add(withLimit(s, i, l.withOverrides(false)));
+            }
             if (l.blockMicros() > 0) {
-                out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false, 0)));
+                out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false, 0,
+                        l.overrides())));
                 for (long block : new long[] { MS, l.blockMicros() / 2 }) {
                     if (block >= MS && block < l.blockMicros()) {
                         out.add(withLimit(s, i, new Limit(l.algorithm(), l.limit(), l.windowMicros(), l.burst(), false,
-                                block)));
+                                block, l.overrides())));
                     }
                 }
             }
@@ -327,7 +386,7 @@ final class Scenarios {
         for (Step st : s.steps()) {
             long[] costs = st.costs().clone();
             costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? l.burst() + 1 : mostCost(l));
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle()));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change()));
         }
         return new Scenario(limits, s.start(), steps);
     }
@@ -343,7 +402,13 @@ final class Scenarios {
                     costs[j++] = st.costs()[k];
                 }
             }
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle()));
+            Change c = st.change();
+            if (c != null) {
+                // the removed policy's change goes; those of the policies after it follow their policy
+                c = c.policy() == i ? null : c.policy() < i ? c
+                        : new Change(c.policy() - 1, c.clear(), c.limit(), c.window(), c.burst(), c.expiresIn());
+            }
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), c));
         }
         return new Scenario(limits, s.start(), steps);
     }

@@ -122,7 +122,18 @@ public final class ScriptRunner implements AutoCloseable {
             args.add(l.flags());
             args.add(Long.toString(c.costs()[i]));
         }
-        return longs((List<?>) run(args), 0, 1 + 4 * n);
+        return longs((List<?>) run(args), 0, width(c));
+    }
+
+    /** A call's reply: 1 + 4n values, 2n more when one of its policies has overrides (see decide.lua). */
+    static int width(Call c) {
+        int n = c.limits().length;
+        for (Limit l : c.limits()) {
+            if (l.overrides()) {
+                return 1 + 6 * n;
+            }
+        }
+        return 1 + 4 * n;
     }
 
     /** Frees the slots {@code lease} holds in the concurrency policies among {@code limits}; the members removed. */
@@ -277,7 +288,7 @@ public final class ScriptRunner implements AutoCloseable {
             Call c = calls.get(i);
             int n = repeats.get(e);
             if (n == 1) {
-                int width = 1 + 4 * c.limits().length;
+                int width = width(c);
                 out.add(longs(reply, o, width));
                 o += width;
             } else {
@@ -293,6 +304,13 @@ public final class ScriptRunner implements AutoCloseable {
         return out;
     }
 
+    /** Sets (or with null, removes) the override of {@code key}, as the extension stores it (without an expiry in Redis:
+     * the scripts compare its instant with their own clock, which the simulation sets). */
+    void override(String key, dev.ratelimit.runtime.backend.KeyOverride o) {
+        String k = key + dev.ratelimit.runtime.backend.RedisKeys.OVERRIDE;
+        run(o == null ? List.of("DEL", k) : List.of("SET", k, o.stored()));
+    }
+
     /** Whether two calls of a compact run are the same call (the extension then sends them once). */
     private static boolean same(Call a, Call b) {
         // as the extension: never a policy holding leases, nor one locking out (a denial changes its key)
@@ -302,8 +320,9 @@ public final class ScriptRunner implements AutoCloseable {
 
     private static boolean compact(List<Call> calls) {
         for (Call c : calls) {
+            // as the extension: never a policy with overrides (its calls reply more)
             if (c.limits().length != 1 || c.dryRun() || c.lease() != null || c.kind() != null
-                    || c.now() != calls.get(0).now()) {
+                    || c.now() != calls.get(0).now() || c.limits()[0].overrides()) {
                 return false;
             }
         }

@@ -16,7 +16,9 @@ import dev.ratelimit.runtime.policy.Policy;
  * the limiter turns it into a {@link RateLimitDecision}.
  * <p>
  * It holds the values in the order the scripts reply them ({@code all, then per policy: admitted, remaining, retry
- * ms, reset ms}), so a Redis reply becomes one without reshaping and that order is known here alone.
+ * ms, reset ms}), so a Redis reply becomes one without reshaping and that order is known here alone. A call naming a
+ * policy with overrides also says, per policy, the limit and window that applied ({@link #appliedLimit}): the scripts
+ * reply them after the rest.
  */
 public final class BackendReply {
 
@@ -30,15 +32,18 @@ public final class BackendReply {
     private final int runSize;
     /** Per policy, when a reservation merged from several script calls was charged; null otherwise. */
     private final long[] chargedAtEach;
+    /** Per policy, the limit and the window in microseconds that applied; null when no policy has overrides. */
+    private final long[] applied;
 
     private BackendReply(long[] values, int runSize) {
-        this(values, runSize, null);
+        this(values, runSize, null, null);
     }
 
-    private BackendReply(long[] values, int runSize, long[] chargedAtEach) {
+    private BackendReply(long[] values, int runSize, long[] chargedAtEach, long[] applied) {
         this.values = values;
         this.runSize = runSize;
         this.chargedAtEach = chargedAtEach;
+        this.applied = applied;
     }
 
     /**
@@ -60,6 +65,22 @@ public final class BackendReply {
             throw new IllegalArgumentException("a decision reply has 1 + 4 values per policy, not " + values.length);
         }
         return new BackendReply(values, runSize);
+    }
+
+    /**
+     * The reply a script sent for a call of {@code policies} policies, one of which has overrides: the values in its
+     * order, then per policy the limit and window that applied.
+     *
+     * @throws IllegalArgumentException when {@code values} does not have that shape
+     */
+    public static BackendReply ofScriptOrder(long[] values, int runSize, int policies) {
+        int width = 1 + WIDTH * policies;
+        if (values.length != width + 2 * policies) {
+            throw new IllegalArgumentException("a decision reply of " + policies + " policies with overrides has "
+                    + (width + 2 * policies) + " values, not " + values.length);
+        }
+        return new BackendReply(Arrays.copyOf(values, width), runSize, null,
+                Arrays.copyOfRange(values, width, values.length));
     }
 
     /**
@@ -120,9 +141,28 @@ public final class BackendReply {
         return Math.max(0, values[4 + WIDTH * i]);
     }
 
-    /** The values in the scripts' order (a copy). */
+    /**
+     * The limit policy {@code p} (the call's {@code i}th) applied: a key's override's, else the policy's own.
+     */
+    public long appliedLimit(int i, Policy p) {
+        // 0: not said (a part of a call across cluster slots naming no policy with overrides)
+        return applied == null || applied[2 * i] == 0 ? p.limit() : applied[2 * i];
+    }
+
+    /** The window policy {@code p} (the call's {@code i}th) applied: a key's override's, else the policy's own. */
+    public Duration appliedWindow(int i, Policy p) {
+        long w = applied == null ? 0 : applied[2 * i + 1];
+        return w == 0 || w == p.windowMicros() ? p.window() : Duration.ofNanos(w * 1000);
+    }
+
+    /** The values in the scripts' order (a copy), the limits and windows that applied last when replied. */
     public long[] toScriptOrder() {
-        return values.clone();
+        if (applied == null) {
+            return values.clone();
+        }
+        long[] all = Arrays.copyOf(values, values.length + applied.length);
+        System.arraycopy(applied, 0, all, values.length, applied.length);
+        return all;
     }
 
     /** The decision this reply describes for these policies (in the call's order), from this source. */
@@ -140,8 +180,9 @@ public final class BackendReply {
         for (int i = 0; i < ps.length; i++) {
             Policy p = ps[i];
             long retry = retryMillis(i);
-            each[i] = new PolicyDecision(p.name(), p.limit(), p.window(), admitted(i), remaining(i),
-                    retry == NEVER ? p.window() : Duration.ofMillis(retry), Duration.ofMillis(resetMillis(i)),
+            Duration window = appliedWindow(i, p);
+            each[i] = new PolicyDecision(p.name(), appliedLimit(i, p), window, admitted(i), remaining(i),
+                    retry == NEVER ? window : Duration.ofMillis(retry), Duration.ofMillis(resetMillis(i)),
                     p.shadow());
         }
         return new RateLimitDecision(allAdmitted(), each.length == 1 ? List.of(each[0]) : List.of(each), source,
@@ -155,22 +196,24 @@ public final class BackendReply {
 
     /** A builder starting from this reply's values. */
     public Builder toBuilder() {
-        return new Builder(values.clone());
+        Builder b = new Builder(values.clone());
+        b.applied = applied == null ? null : applied.clone();
+        return b;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof BackendReply r && Arrays.equals(values, r.values);
+        return o instanceof BackendReply r && Arrays.equals(values, r.values) && Arrays.equals(applied, r.applied);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(values);
+        return Arrays.hashCode(values) * 31 + Arrays.hashCode(applied);
     }
 
     @Override
     public String toString() {
-        return Arrays.toString(values);
+        return Arrays.toString(toScriptOrder());
     }
 
     /** Builds a reply; the call counts as admitted until {@link #denied()}. */
@@ -178,6 +221,7 @@ public final class BackendReply {
 
         private final long[] values;
         private long[] chargedAtEach;
+        private long[] applied;
 
         private Builder(int policies) {
             this(new long[1 + WIDTH * policies]);
@@ -204,6 +248,9 @@ public final class BackendReply {
          */
         public Builder policy(int i, BackendReply reply, int from) {
             System.arraycopy(reply.values, 1 + WIDTH * from, values, 1 + WIDTH * i, WIDTH);
+            if (reply.applied != null) {
+                applied(i, reply.applied[2 * from], reply.applied[2 * from + 1]);
+            }
             long at = reply.chargedAt(from);
             if (at > 0) {
                 if (chargedAtEach == null) {
@@ -212,6 +259,19 @@ public final class BackendReply {
                 }
                 chargedAtEach[i] = at;
             }
+            return this;
+        }
+
+        /**
+         * Policy {@code i} applied this limit and window (in microseconds): a call naming a policy with overrides
+         * says it of each of its policies.
+         */
+        public Builder applied(int i, long limit, long windowMicros) {
+            if (applied == null) {
+                applied = new long[2 * ((values.length - 1) / WIDTH)];
+            }
+            applied[2 * i] = limit;
+            applied[2 * i + 1] = windowMicros;
             return this;
         }
 
@@ -235,7 +295,8 @@ public final class BackendReply {
         }
 
         public BackendReply build() {
-            return new BackendReply(values.clone(), 0, chargedAtEach == null ? null : chargedAtEach.clone());
+            return new BackendReply(values.clone(), 0, chargedAtEach == null ? null : chargedAtEach.clone(),
+                    applied == null ? null : applied.clone());
         }
     }
 }

@@ -76,6 +76,29 @@ public interface RateLimitBackend {
      */
     Uni<BackendReply> peek(Policy policy, String key);
 
+    /**
+     * Sets the override of {@code key} (see {@link KeyOverride}), replacing any: the decisions on that key apply it
+     * from the next one on, until it expires. A backend that keeps no overrides fails (the default).
+     */
+    default Uni<Void> setOverride(String key, KeyOverride override) {
+        return Uni.createFrom().failure(noOverrides());
+    }
+
+    /** The override of {@code key} as stored, expired or not; null when there is none. */
+    default Uni<KeyOverride> readOverride(String key) {
+        return Uni.createFrom().failure(noOverrides());
+    }
+
+    /** Removes the override of {@code key}, if any. */
+    default Uni<Void> clearOverride(String key) {
+        return Uni.createFrom().failure(noOverrides());
+    }
+
+    private UnsupportedOperationException noOverrides() {
+        return new UnsupportedOperationException("the rate-limit backend '" + name()
+                + "' keeps no per-key overrides: remove overrides=true from the policies, or use the redis backend");
+    }
+
     /** Forgets the state of {@code key}: an idle key again. */
     Uni<Void> forget(String key);
 

@@ -49,6 +49,9 @@ public final class RedisKeys {
     /** The suffix of a key's lock-out (a policy's {@code block-for}): the string holding the microsecond it ends at. */
     public static final String LOCKED = ":locked";
 
+    /** The suffix of a key's override (a policy's {@code overrides}): the string {@link KeyOverride#stored} writes. */
+    public static final String OVERRIDE = ":override";
+
     /** The identity as it appears inside the hash tag. */
     public static String safeIdentity(String identity) {
         if (isSafe(identity)) {

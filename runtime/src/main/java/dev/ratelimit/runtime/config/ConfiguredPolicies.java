@@ -111,7 +111,7 @@ public final class ConfiguredPolicies {
                     long limit = v.limit().getAsInt();
                     return new Policy(name, algorithm, limit, v.window().get(), v.burst().isPresent()
                             ? v.burst().getAsInt() : limit, p.key(), shadow, failureMode, paths, methods,
-                            p.blockFor().orElse(Duration.ZERO), CountedOutcomes.parse(p.count()));
+                            p.blockFor().orElse(Duration.ZERO), CountedOutcomes.parse(p.count()), p.overrides());
                 };
                 resolved.put(name, policy.apply(values));
                 Map<String, Policy> named = new TreeMap<>();

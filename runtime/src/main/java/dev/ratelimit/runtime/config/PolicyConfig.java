@@ -99,6 +99,15 @@ public interface PolicyConfig {
     Optional<Duration> blockFor();
 
     /**
+     * Whether a key may have values of its own, set at run time through `RateLimiter.setOverride` (a customer's limit
+     * raised today, without a deploy): stored beside the key in Redis and read by the decision in the same call, so
+     * every instance applies an override from its next decision on. Costs a Redis read per decision of this policy,
+     * and its denials are never held in the deny cache.
+     */
+    @WithDefault("false")
+    boolean overrides();
+
+    /**
      * Client addresses this policy never counts: CIDR blocks (`10.0.0.0/8`, `fd00::/8`) and single addresses
      * (`127.0.0.1`, `::1`), matched against the address the `ip` key derives (behind trusted proxies, what the nearest
      * of them saw). Their requests are neither charged nor denied by this policy and carry none of its headers. An

@@ -2,6 +2,7 @@ package dev.ratelimit.runtime.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 
@@ -9,6 +10,7 @@ import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitDecision.Source;
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitOverride;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Reservation;
 import dev.ratelimit.runtime.backend.BackendReply;
@@ -56,6 +58,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final RemoteDecisions remote;
     private final Lease.Ids leaseIds = new Lease.Ids();
     private final RateLimitMetrics metrics;
+    private final KeyOverrides overrides;
 
     /** A limiter with the resilience settings of {@code config}, tracing nothing. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -98,6 +101,7 @@ public class DefaultRateLimiter implements RateLimiter {
                         breaker, denyCache, metrics, new FailureModes(backend.name(), local, timeout), counts, tracing)
                 : null;
         metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
+        this.overrides = new KeyOverrides(policies, backend, local, keyPrefix, timeout);
     }
 
     /** The policies this limiter knows. */
@@ -179,7 +183,8 @@ public class DefaultRateLimiter implements RateLimiter {
     private void resolve(String policy, String key, int cost, String plan, Policy[] ps, String[] keys, long[] costs,
             int i) {
         Policy p = policies.get(policy, plan);
-        if (cost > p.capacity()) {
+        // a key's override may raise the capacity: the backend replies a cost it can never admit as such
+        if (cost > p.capacity() && !p.overrides()) {
             String attribute = p.algorithm().usesBurst() ? "burst" : "limit";
             boolean onPlan = p != policies.get(policy);
             throw new IllegalArgumentException("cost " + cost + " can never be admitted by policy '" + p.name()
@@ -299,5 +304,20 @@ public class DefaultRateLimiter implements RateLimiter {
         }
         return backend.forget(k).ifNoItem().after(timeout)
                 .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout));
+    }
+
+    @Override
+    public Uni<Void> setOverride(String policy, String key, RateLimitOverride override) {
+        return overrides.set(policy, key, override);
+    }
+
+    @Override
+    public Uni<Optional<RateLimitOverride>> override(String policy, String key) {
+        return overrides.get(policy, key);
+    }
+
+    @Override
+    public Uni<Void> clearOverride(String policy, String key) {
+        return overrides.clear(policy, key);
     }
 }

@@ -21,10 +21,18 @@ import dev.ratelimit.runtime.algorithm.Algorithm;
  * @param blockFor how long a key it denies stays denied, whatever its algorithm says ({@link Duration#ZERO}: no
  *        lock-out); never with {@code shadow}
  * @param counted the HTTP responses it counts ({@code count}); the others give their unit back
+ * @param overrides whether a key's own values set at run time replace these ({@code overrides})
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
         boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
-        CountedOutcomes counted) {
+        CountedOutcomes counted, boolean overrides) {
+
+    /** A policy without overrides. */
+    public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
+            FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
+            CountedOutcomes counted) {
+        this(name, algorithm, limit, window, burst, key, shadow, onFailure, paths, methods, blockFor, counted, false);
+    }
 
     /** A policy counting every response. */
     public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
@@ -57,6 +65,18 @@ public record Policy(String name, Algorithm algorithm, long limit, Duration wind
     /** The window in microseconds, as the scripts take it. */
     public long windowMicros() {
         return window.toNanos() / 1000;
+    }
+
+    /**
+     * This policy with another limit, window (in microseconds) and burst: what it is for a key whose override sets
+     * them (the same name, hence the same Redis key).
+     */
+    public Policy withValues(long limit, long windowMicros, long burst) {
+        if (limit == this.limit && windowMicros == windowMicros() && burst == this.burst) {
+            return this;
+        }
+        return new Policy(name, algorithm, limit, Duration.ofNanos(windowMicros * 1000), burst, key, shadow, onFailure,
+                paths, methods, blockFor, counted, overrides);
     }
 
     /** The most units one request may consume: more could never be admitted. */

@@ -72,6 +72,29 @@ public final class PolicyValidator {
     }
 
     /**
+     * Adds a message to {@code errors} for each problem of a key's override of a policy ({@code own}, over the
+     * policy's values {@code base}): the ranges of a policy's values, a refill within the longest window, and no
+     * window of its own where the algorithm counts in windows of one length. {@code what} names the override's
+     * attributes ({@code limit}, {@code window}, {@code burst}) for the message.
+     */
+    public static void validateOverride(String policy, Algorithm alg, LimitValues base, LimitValues own,
+            UnaryOperator<String> what, List<String> errors) {
+        int before = errors.size();
+        limitValues("The override of policy '" + policy + "'", what, alg, own, own.orElse(base), false, errors);
+        if (errors.size() == before && !alg.usesBurst() && own.window().isPresent()
+                && !own.window().equals(base.window())) {
+            // fixed-window and the counter index their counts by now / window; a log forgets its entries, and a set
+            // of leases its slots, one window after they were written (the key's TTL): under a longer window a key
+            // would start from zero or from less than it used
+            errors.add(String.format("The override of policy '%s' has window %s where the policy has %s: %s keeps "
+                    + "what a key used for windows of one length, so the key would lose count of it; override the "
+                    + "limit only, or use a bucket algorithm (token-bucket, leaky-bucket or gcra: %s), whose state "
+                    + "holds under any window", policy, own.window().get(), base.window().get(), alg.configName(),
+                    property(policy, "algorithm")));
+        }
+    }
+
+    /**
      * The checks of a limit, window and burst. {@code own} are the values to range-check (a plan's own), {@code all}
      * the values that decide (a plan's over its policy's); a missing limit or window is a problem when
      * {@code required}.

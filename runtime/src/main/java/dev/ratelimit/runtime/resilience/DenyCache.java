@@ -154,9 +154,10 @@ public final class DenyCache {
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
             long retryMs = reply.retryMillis(i);
-            if (reply.admitted(i) || p.shadow() || retryMs <= 0 || p.algorithm().holdsLeases()) {
-                // admitted, never enforced, never admissible (the limiter refuses such costs), or a slot in flight,
-                // which any request ending frees at any moment
+            if (reply.admitted(i) || p.shadow() || retryMs <= 0 || p.algorithm().holdsLeases() || p.overrides()) {
+                // admitted, never enforced, never admissible (the limiter refuses such costs), a slot in flight,
+                // which any request ending frees at any moment, or a key whose values may change on any instance at
+                // any moment (an override applies from the next decision on)
                 continue;
             }
             long retryNanos = retryMs * 1_000_000;
@@ -181,7 +182,7 @@ public final class DenyCache {
         // what the same reply said of the request's other policies, so that a cached answer reports them
         // too; such entries never cover a request themselves (their cost is unreachable)
         for (int i = 0; i < policies.length; i++) {
-            if (reply.admitted(i) || policies[i].shadow() || reply.retryMillis(i) <= 0) {
+            if ((reply.admitted(i) || policies[i].shadow() || reply.retryMillis(i) <= 0) && !policies[i].overrides()) {
                 entries.putIfAbsent(Key.of(policies[i], keys[i]), new Entry(Long.MAX_VALUE, latestExpiry, 0,
                         now + reply.resetMillis(i) * 1_000_000, reply.remaining(i)));
             }

@@ -9,6 +9,7 @@ import dev.ratelimit.runtime.algorithm.InProcessAlgorithm;
 import dev.ratelimit.runtime.algorithm.Outcome;
 import dev.ratelimit.runtime.algorithm.State;
 import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
@@ -43,6 +44,7 @@ public class LocalBackend implements RateLimitBackend {
     private final AtomicInteger decisions = new AtomicInteger();
     private final Eviction eviction;
     private final Lockouts lockouts;
+    private final KnownOverrides overrides;
 
     public LocalBackend() {
         this(DEFAULT_MAX_KEYS);
@@ -55,6 +57,7 @@ public class LocalBackend implements RateLimitBackend {
         }
         this.eviction = new Eviction(maxKeys);
         this.lockouts = new Lockouts(maxKeys);
+        this.overrides = new KnownOverrides(maxKeys);
     }
 
     @Override
@@ -107,12 +110,13 @@ public class LocalBackend implements RateLimitBackend {
         int[] stripes = locks.lock(keys);
         try {
             long[] ones = new long[policies.length];
+            Policy[] applied = overrides.applied(policies, keys, now);
             for (int i = 0; i < policies.length; i++) {
                 ones[i] = 1;
                 if (refunds[i] == 0) {
                     continue;
                 }
-                Policy p = policies[i];
+                Policy p = applied[i];
                 State stored = states.get(keys[i]);
                 State live = stored != null && stored.expiresAt() <= now ? null : stored;
                 InProcessAlgorithm algorithm = p.algorithm().inProcess();
@@ -203,6 +207,35 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<Void> setOverride(String key, KeyOverride override) {
+        rememberOverride(key, override);
+        return Uni.createFrom().voidItem();
+    }
+
+    @Override
+    public Uni<KeyOverride> readOverride(String key) {
+        return Uni.createFrom().item(() -> overrides.get(key, nowMicros()));
+    }
+
+    @Override
+    public Uni<Void> clearOverride(String key) {
+        rememberOverride(key, null);
+        return Uni.createFrom().voidItem();
+    }
+
+    /**
+     * Applies {@code override} to {@code key} from the next decision on (null: none): what another backend holds, as
+     * this instance learnt it, for when this backend decides in its place.
+     */
+    public void rememberOverride(String key, KeyOverride override) {
+        if (override == null) {
+            overrides.remove(key);
+        } else {
+            overrides.put(key, override, nowMicros());
+        }
+    }
+
+    @Override
     public Uni<Void> forget(String key) {
         forgetNow(key);
         return Uni.createFrom().voidItem();
@@ -224,9 +257,10 @@ public class LocalBackend implements RateLimitBackend {
      * Decides under the keys' locks; {@code dryRun} charges nothing, and {@code asIs} (with it) reports the state as it
      * stands rather than what a charge would leave.
      */
-    private BackendReply decideLocked(Policy[] policies, String[] keys, long[] costs, long now, boolean dryRun,
+    private BackendReply decideLocked(Policy[] configured, String[] keys, long[] costs, long now, boolean dryRun,
             boolean asIs, String lease) {
-        int n = policies.length;
+        int n = configured.length;
+        Policy[] policies = overrides.applied(configured, keys, now);
         Outcome[] outcomes = new Outcome[n];
         boolean all = true;
         for (int i = 0; i < n; i++) {
@@ -280,6 +314,12 @@ public class LocalBackend implements RateLimitBackend {
             reply.policy(i, o.ok(), remaining, o.retry() > 0 ? millis(o.retry()) : o.retry(),
                     reset > 0 ? millis(reset) : 0);
         }
+        if (hasOverrides(configured)) {
+            // as the scripts reply it: the values every policy applied
+            for (int i = 0; i < n; i++) {
+                reply.applied(i, policies[i].limit(), policies[i].windowMicros());
+            }
+        }
         return reply.build();
     }
 
@@ -294,6 +334,15 @@ public class LocalBackend implements RateLimitBackend {
         }
         return new Outcome(false, o.avail(), Math.max(o.retry(), block), o.reset(), Math.max(o.resetNow(), block),
                 o.next());
+    }
+
+    private static boolean hasOverrides(Policy[] policies) {
+        for (Policy p : policies) {
+            if (p.overrides()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stores {@code next} in place of {@code stored} under {@code key}: {@code null} removes it. */

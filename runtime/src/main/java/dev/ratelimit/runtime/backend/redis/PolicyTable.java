@@ -75,7 +75,7 @@ final class PolicyTable implements BatchFormat {
                 request.arg(a[b + f]);
             }
         }
-        if (simple(args, index)) {
+        if (simple(args, index) && named.stream().noneMatch(Policy::overrides)) {
             // one argument per call: the policy's index plus the number of policies times (cost - 1)
             request.arg(args[0][0].isEmpty() ? SIMPLE : SIMPLE + args[0][0]);
             long policies = named.size();
@@ -100,13 +100,25 @@ final class PolicyTable implements BatchFormat {
      * A compact run (see {@link #simple}) sends identical consecutive calls once: a burst on a hot key costs Redis
      * one key and one argument to convert and a reply of a few integers, and this client as little to write and
      * parse (see {@link RepeatedCalls}). Every compact algorithm's admissions at one instant are linear; the
-     * concurrency algorithm's charges hold leases, and a denial by a policy with a lock-out changes its key, so
-     * neither comes here.
+     * concurrency algorithm's charges hold leases, a denial by a policy with a lock-out changes its key, and a policy
+     * with overrides replies more, so none of them comes here.
      */
     @Override
     public boolean repeatable(String[] args, Object tag) {
         Policy[] ps = (Policy[]) tag;
-        return ps.length == 1 && !ps[0].algorithm().holdsLeases() && !ps[0].locksOut() && CHARGE.equals(args[1]);
+        return ps.length == 1 && !ps[0].algorithm().holdsLeases() && !ps[0].locksOut() && !ps[0].overrides()
+                && CHARGE.equals(args[1]);
+    }
+
+    /** A call naming a policy with overrides is also replied the values each of its policies applied. */
+    @Override
+    public int replyWidth(int keyCount, Object tag) {
+        for (Policy p : (Policy[]) tag) {
+            if (p.overrides()) {
+                return 1 + 6 * keyCount;
+            }
+        }
+        return 1 + 4 * keyCount;
     }
 
     /** Every call {@link #repeatable}, at one time (a compact run has one). */

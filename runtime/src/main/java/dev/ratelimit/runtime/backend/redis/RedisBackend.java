@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
@@ -167,6 +168,28 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<Void> setOverride(String key, KeyOverride override) {
+        // one command: the value and its expiry together (PXAT: Redis 6.2); the scripts also compare the expiry with
+        // their own clock, so an override stops applying at its instant, not when Redis gets round to expiring it
+        Request set = Request.cmd(Command.SET).arg(key + RedisKeys.OVERRIDE).arg(override.stored());
+        if (override.expiresAtMicros() > 0) {
+            set.arg("PXAT").arg((override.expiresAtMicros() + 999) / 1000);
+        }
+        return executor.send(set).replaceWithVoid();
+    }
+
+    @Override
+    public Uni<KeyOverride> readOverride(String key) {
+        return executor.send(Request.cmd(Command.GET).arg(key + RedisKeys.OVERRIDE))
+                .map(r -> r == null ? null : KeyOverride.parse(r.toString()));
+    }
+
+    @Override
+    public Uni<Void> clearOverride(String key) {
+        return executor.send(Request.cmd(Command.DEL).arg(key + RedisKeys.OVERRIDE)).replaceWithVoid();
+    }
+
+    @Override
     public Uni<Void> forget(String key) {
         // and its lock-out, if any (see decide.lua): the same hash tag, so the same slot
         return executor.send(Request.cmd(Command.DEL).arg(key).arg(key + RedisKeys.LOCKED)).replaceWithVoid();
@@ -192,8 +215,10 @@ public class RedisBackend implements RateLimitBackend {
         args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
         args[1] = mode;
         Algorithm shared = policies[0].algorithm();
+        boolean overrides = false;
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
+            overrides |= p.overrides();
             String[] fixed = encoded(p);
             int b = 2 + i * 6;
             System.arraycopy(fixed, 0, args, b, PolicyTable.FIXED);
@@ -204,7 +229,10 @@ public class RedisBackend implements RateLimitBackend {
             }
         }
         LuaScript script = shared != null ? byAlgorithm.get(shared) : mixed;
-        return executor.execute(script, batched ? batch : null, policyTable, policies, keys, args, RedisBackend::reply);
+        // a call naming a policy with overrides is also replied the values that applied (see decide.lua)
+        int n = policies.length;
+        return executor.execute(script, batched ? batch : null, policyTable, policies, keys, args,
+                overrides ? r -> reply(r, n) : RedisBackend::reply);
     }
 
     /**
@@ -222,9 +250,12 @@ public class RedisBackend implements RateLimitBackend {
         return e.args;
     }
 
-    /** The shadow argument: {@code 1} for a shadow policy, {@code L<us>} for one locking out (see decide.lua), else 0. */
+    /**
+     * The shadow argument: {@code 1} for a shadow policy, {@code L<us>} for one locking out, else 0; after {@code O}
+     * for a policy with overrides (see decide.lua).
+     */
     private static String flags(Policy p) {
-        return p.shadow() ? "1" : p.locksOut() ? "L" + p.blockForMicros() : "0";
+        return (p.overrides() ? "O" : "") + (p.shadow() ? "1" : p.locksOut() ? "L" + p.blockForMicros() : "0");
     }
 
     private record Encoded(Policy policy, String[] args) {
@@ -321,5 +352,11 @@ public class RedisBackend implements RateLimitBackend {
         // a call of a batch run knows how many calls the run decided; a reply of its own, one
         int runSize = r instanceof ArrayReply a ? a.runSize : 1;
         return BackendReply.ofScriptOrder(RepeatedCalls.values(r), runSize);
+    }
+
+    /** The reply of a call of {@code policies} policies, one of which has overrides. */
+    static BackendReply reply(Response r, int policies) {
+        int runSize = r instanceof ArrayReply a ? a.runSize : 1;
+        return BackendReply.ofScriptOrder(RepeatedCalls.values(r), runSize, policies);
     }
 }
