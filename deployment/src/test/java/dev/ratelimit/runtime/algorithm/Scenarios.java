@@ -245,7 +245,7 @@ final class Scenarios {
                     costs[i] = most;
                     break;
                 default:
-                    costs[i] = l.burst() + 1;
+                    costs[i] = aboveCapacity(l);
             }
         }
         int release = switch (pick(r, 67, 25, 8)) {
@@ -259,6 +259,17 @@ final class Scenarios {
         boolean reserve = !dry && r.nextInt(4) == 0;
         int settle = r.nextInt(5) == 0 ? r.nextInt(6) : -1;
         return new Step(gap, costs, dry, r.nextInt(4) == 0, release, reserve, settle, change(r, limits));
+    }
+
+    /**
+     * A cost above the policy's capacity: never admitted on its own values. A key's override may raise the capacity,
+     * and a log or a set of leases stores a member per unit: with overrides, theirs stays within what such a key
+     * stores in a case.
+     */
+    private static long aboveCapacity(Limit l) {
+        boolean members = l.algorithm().equals(Algorithm.SLIDING_WINDOW_LOG.configName())
+                || l.algorithm().equals(Algorithm.CONCURRENCY.configName());
+        return members && l.overrides() ? Math.min(l.burst() + 1, MAX_LOG_COST + 1) : l.burst() + 1;
     }
 
     private static long mostCost(Limit l) {
@@ -385,7 +396,7 @@ final class Scenarios {
         List<Step> steps = new ArrayList<>();
         for (Step st : s.steps()) {
             long[] costs = st.costs().clone();
-            costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? l.burst() + 1 : mostCost(l));
+            costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? aboveCapacity(l) : mostCost(l));
             steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change()));
         }
         return new Scenario(limits, s.start(), steps);

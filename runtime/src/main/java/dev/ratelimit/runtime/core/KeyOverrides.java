@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.RateLimitOverride;
@@ -90,7 +91,7 @@ final class KeyOverrides {
             Policy plan = plans.get(override.plan());
             if (plan == null) {
                 throw new IllegalArgumentException("Policy '" + p.name() + "' has no plan '" + override.plan()
-                        + "'" + (plans.isEmpty() ? "" : "; its plans: " + String.join(", ", plans.keySet())));
+                        + "'" + (plans.isEmpty() ? "" : "; its plans: " + String.join(", ", new TreeSet<>(plans.keySet()))));
             }
             return new KeyOverride(plan.limit(), plan.windowMicros(), plan.burst(), expiresAt, override.plan());
         }

@@ -4,6 +4,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitKeys;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.smallrye.common.annotation.Identifier;
@@ -114,7 +115,7 @@ public sealed interface KeySource {
             if (rc.user() instanceof QuarkusHttpUser user) {
                 SecurityIdentity identity = user.getSecurityIdentity();
                 if (identity != null && !identity.isAnonymous()) {
-                    return "user=" + identity.getPrincipal().getName();
+                    return RateLimitKeys.user(identity.getPrincipal().getName());
                 }
             }
             return keys.ip(rc);
@@ -165,7 +166,7 @@ public sealed interface KeySource {
             if (v == null || v.isEmpty()) {
                 return keys.denyMissingHeader() ? KeyResolution.DENY : keys.ip(rc);
             }
-            return "hdr=" + v;
+            return RateLimitKeys.header(v);
         }
 
         @Override
@@ -188,7 +189,7 @@ public sealed interface KeySource {
                 throw new IllegalStateException("No KeyResolver bean named '" + name + "'");
             }
             String v = rc == null ? null : resolver.resolve(rc.request());
-            return v == null ? keys.ip(rc) : "key." + name + "=" + v;
+            return v == null ? keys.ip(rc) : RateLimitKeys.resolved(name, v);
         }
 
         @Override
