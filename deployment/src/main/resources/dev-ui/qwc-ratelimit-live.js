@@ -14,7 +14,8 @@ const OUTCOMES = ['allowed', 'denied', 'shadow-denied', 'deny-cache', 'local-fal
 
 /**
  * The rate limiter as it runs: which backend decides and why, the circuit breaker, whether a failure mode answers,
- * the decisions per policy since the start, and a form reading or resetting one key of one policy.
+ * the decisions per policy since the start, and a form reading or resetting one key of one policy, or giving it a limit
+ * of its own (a policy with overrides=true).
  */
 export class QwcRatelimitLive extends LitElement {
 
@@ -41,6 +42,7 @@ export class QwcRatelimitLive extends LitElement {
         _key: { state: true },
         _plan: { state: true },
         _result: { state: true },
+        _limit: { state: true },
     };
 
     constructor() {
@@ -49,6 +51,7 @@ export class QwcRatelimitLive extends LitElement {
         this._decisions = [];
         this._key = '';
         this._plan = '';
+        this._limit = '';
     }
 
     connectedCallback() {
@@ -127,7 +130,24 @@ export class QwcRatelimitLive extends LitElement {
                 </vaadin-combo-box>
                 <vaadin-button theme="primary" @click="${this._lookup}">Look up</vaadin-button>
                 <vaadin-button theme="error" @click="${this._reset}">Reset</vaadin-button>
-            </div>`;
+            </div>
+            ${(this._policies.find(p => p.name === this._policy) || {}).overrides ? html`
+            <div class="form">
+                <vaadin-text-field label="The key's own limit" placeholder="a number per window" .value="${this._limit}"
+                    @value-changed="${e => this._limit = e.detail.value}"></vaadin-text-field>
+                <vaadin-button @click="${this._setOverride}">Set override</vaadin-button>
+                <vaadin-button @click="${this._clearOverride}">Clear override</vaadin-button>
+            </div>` : ''}`;
+    }
+
+    _setOverride() {
+        this.jsonRpc.setOverride({ policy: this._policy, key: this._key, limit: this._limit })
+            .then(r => this._result = r.result);
+    }
+
+    _clearOverride() {
+        this.jsonRpc.clearOverride({ policy: this._policy, key: this._key })
+            .then(r => this._result = r.result);
     }
 
     _lookup() {
@@ -157,6 +177,7 @@ export class QwcRatelimitLive extends LitElement {
                 <dt>Limit</dt><dd>${r.limit} per ${seconds(r.windowMillis)}</dd>
                 ${r.allowed ? '' : html`<dt>Retry after</dt><dd>${seconds(r.retryAfterMillis)}</dd>`}
                 <dt>More quota in</dt><dd>${seconds(r.resetMillis)}</dd>
+                ${r.override ? html`<dt>Override</dt><dd>${r.override}</dd>` : ''}
                 ${r.note ? html`<dt>Note</dt><dd>${r.note}</dd>` : ''}
             </dl>`;
     }

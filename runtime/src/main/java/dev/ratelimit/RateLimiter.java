@@ -7,8 +7,10 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * Programmatic access to the configured policies. A {@link RateLimitCheck} says what is asked (policy, key, cost,
- * plan); {@code check} charges it, {@code state} reads it without charging, {@code reset} forgets the key. Several
- * checks in one call are all-or-nothing; the string forms are shortcuts for one check on the policy's own values.
+ * plan); {@code check} charges it, {@code reserve} charges an estimate to settle later, {@code state} reads it without
+ * charging, {@code reset} forgets the key, {@code setOverride} gives the key values of its own. Several checks in one
+ * call are all-or-nothing; the string forms are shortcuts for one check on the policy's own values. A request limited
+ * over HTTP is counted under an identity that carries its kind ({@link RateLimitKeys} spells them).
  *
  * <pre>
  * &#64;Inject

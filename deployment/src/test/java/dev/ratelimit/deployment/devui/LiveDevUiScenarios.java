@@ -56,6 +56,9 @@ abstract class LiveDevUiScenarios {
                 "quarkus.ratelimit.policies.tiered.window=1h",
                 "quarkus.ratelimit.policies.tiered.on-failure=fail-closed",
                 "quarkus.ratelimit.policies.tiered.plans.gold.limit=10",
+                "quarkus.ratelimit.policies.partner.limit=3",
+                "quarkus.ratelimit.policies.partner.window=1h",
+                "quarkus.ratelimit.policies.partner.overrides=true",
                 extra);
         return new QuarkusDevModeTest()
                 .withApplicationRoot(jar -> jar.addClass(Limited.class)
@@ -75,6 +78,27 @@ abstract class LiveDevUiScenarios {
         aPlanIsLookedUpOnItsOwnValues();
         aKeyWithoutItsKindGetsAHint();
         badInputIsAnsweredWithWhatToFix();
+        anOverrideIsSetShownAndCleared();
+    }
+
+    /** A key's own limit, set from the page on a policy with overrides, shown by lookups, cleared; bad input refused. */
+    void anOverrideIsSetShownAndCleared() throws Exception {
+        JsonObject set = devUi.object("setOverride", Map.of("policy", "partner", "key", "hdr=acme", "limit", "10"));
+        assertEquals(10, set.getLong("limit"), set::toString);
+        assertEquals(10, set.getLong("capacity"), set::toString);
+        assertEquals("limit 10, until cleared", set.getString("override"), set::toString);
+        JsonObject read = lookup("partner", "hdr=acme", null);
+        assertEquals("limit 10, until cleared", read.getString("override"), read::toString);
+        JsonObject cleared = devUi.object("clearOverride", Map.of("policy", "partner", "key", "hdr=acme"));
+        assertFalse(cleared.containsKey("override"), cleared::toString);
+        assertEquals(3, cleared.getLong("limit"), cleared::toString);
+        JsonObject notTaking = devUi.object("setOverride", Map.of("policy", "api", "key", "hdr=acme", "limit", "10"));
+        assertTrue(notTaking.getString("error").contains("quarkus.ratelimit.policies.api.overrides=true"),
+                notTaking::toString);
+        JsonObject zero = devUi.object("setOverride", Map.of("policy", "partner", "key", "hdr=acme", "limit", "0"));
+        assertTrue(zero.getString("error").contains("limit 0"), zero::toString);
+        JsonObject words = devUi.object("setOverride", Map.of("policy", "partner", "key", "hdr=acme", "limit", "ten"));
+        assertTrue(words.getString("error").startsWith("Enter the key's own limit"), words::toString);
     }
 
     void statusNamesTheBackendAndTheFailureModes() throws Exception {
@@ -148,9 +172,9 @@ abstract class LiveDevUiScenarios {
     }
 
     void badInputIsAnsweredWithWhatToFix() throws Exception {
-        assertError(lookup("nope", "alice", null), "Unknown policy 'nope': the configured policies are api, tiered");
+        assertError(lookup("nope", "alice", null), "Unknown policy 'nope': the configured policies are api, partner, tiered");
         assertError(devUi.object("reset", Map.of("policy", "nope", "key", "alice")), "Unknown policy 'nope'");
-        assertError(lookup("", "alice", null), "Choose a policy: one of api, tiered");
+        assertError(lookup("", "alice", null), "Choose a policy: one of api, partner, tiered");
         assertError(lookup("api", " ", null), "Enter a key");
         assertError(devUi.object("reset", Map.of("policy", "api", "key", "")), "Enter a key");
         assertError(lookup("api", "alice", "gold"), "Policy 'api' has no plans: leave the plan empty");

@@ -13,13 +13,16 @@ import java.util.function.IntFunction;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
+import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.transport.BatchFormat;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.CountedOutcomes;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RespClient;
@@ -87,60 +90,94 @@ final class RedisCost {
         }
         List<Row> rows = new ArrayList<>();
         for (Algorithm algorithm : Contenders.RATE_ALGORITHMS) {
-            Anchor anchor = Anchor.forAlgorithm(algorithm);
-            Policy policy = new Policy("api", algorithm, LIMIT, Duration.ofMillis(WINDOW_MS), LIMIT, "ip", false,
-                    FailureMode.LOCAL);
-            String[] ids = Contenders.identities(keys);
-
-            // what the real backend sends for this policy, replayed by a pipelining client
-            Captured ours = capture(policy);
-            String[] ourKeys = new String[keys];
-            for (int i = 0; i < keys; i++) {
-                ourKeys[i] = "rl:{" + ids[i] + "}:" + policy.name();
-            }
-            // the same decisions as the limiter sends them under load: BATCH per run of the algorithm's batch script
-            LuaScript batch = scripts.batchForAlgorithm(algorithm);
-            // laid out as in batch.lua: the calls, the policy named once (its five fixed values), then per call its
-            // number of keys, time, mode, the policy's index and the cost; ours.args is time, mode, five values, cost
-            String[] batchArgs = new String[2 + 5 + BATCH * 5];
-            batchArgs[0] = Integer.toString(BATCH);
-            batchArgs[1] = "1";
-            System.arraycopy(ours.args, 2, batchArgs, 2, 5);
-            for (int b = 0; b < BATCH; b++) {
-                int at = 7 + b * 5;
-                batchArgs[at] = "1";
-                batchArgs[at + 1] = ours.args[0];
-                batchArgs[at + 2] = ours.args[1];
-                batchArgs[at + 3] = "1";
-                batchArgs[at + 4] = ours.args[7];
-            }
-            IntFunction<String[]> batchKeys = i -> {
-                String[] k = new String[BATCH];
-                for (int b = 0; b < BATCH; b++) {
-                    k[b] = ourKeys[(i * BATCH + b) % keys];
-                }
-                return k;
-            };
-            List<Double> oursRounds = new ArrayList<>(), batchedRounds = new ArrayList<>(), anchorRounds = new ArrayList<>();
-            for (int r = 0; r < ROUNDS; r++) {
-                oursRounds.add(usecPerCall(ours.script, i -> new String[] { ourKeys[i] }, i -> ours.args, CALLS));
-                batchedRounds.add(usecPerCall(batch, batchKeys, i -> batchArgs, CALLS / BATCH) / BATCH);
-                anchorRounds.add(usecPerCall(anchor.script, i -> anchor.keys.apply("anchor:{" + ids[i] + "}:api",
-                        System.currentTimeMillis()), i -> anchor.args.apply(System.currentTimeMillis()), CALLS));
-            }
-            double oursMicros = median(oursRounds), batchedMicros = median(batchedRounds), anchorMicros = median(anchorRounds);
-
-            long[] ourMemory = memory(oursOperation(policy));
-            long[] anchorMemory = memory(anchor.operation(executor, i -> MEMORY_KEY));
-            rows.add(new Row(algorithm.configName(), anchor.name, oursMicros, batchedMicros, anchorMicros, ourMemory[0],
-                    anchorMemory[0],
-                    ourMemory[1], anchorMemory[1], ourMemory[2], anchorMemory[2]));
-            LOG.infof("Redis cost %-22s ours %.2f us/call (%.2f per decision in batches of %d) %d B/key, anchor %s %.2f "
-                    + "us/call %d B (rounds %s / %s / %s)", algorithm.configName(), oursMicros, batchedMicros, BATCH,
-                    ourMemory[0], anchor.name, anchorMicros, anchorMemory[0], oursRounds, batchedRounds, anchorRounds);
+            rows.add(measure(algorithm, Variant.PLAIN));
+        }
+        // what overrides=true costs a policy: without an override stored, and with one for every key
+        for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW)) {
+            rows.add(measure(algorithm, Variant.OVERRIDES));
+            rows.add(measure(algorithm, Variant.OVERRIDDEN));
         }
         admin.call("FLUSHALL");
         return rows;
+    }
+
+    /** A policy as it is measured: plain, with {@code overrides=true}, and with an override stored for every key. */
+    enum Variant {
+        PLAIN(""),
+        OVERRIDES(" (overrides=true)"),
+        OVERRIDDEN(" (overrides=true, every key overridden)");
+
+        final String label;
+
+        Variant(String label) {
+            this.label = label;
+        }
+    }
+
+    private Row measure(Algorithm algorithm, Variant variant) {
+        Anchor anchor = Anchor.forAlgorithm(algorithm);
+        Policy policy = new Policy("api", algorithm, LIMIT, Duration.ofMillis(WINDOW_MS), LIMIT, "ip", false,
+                FailureMode.LOCAL, List.of(), List.of(), Duration.ZERO, CountedOutcomes.ALL,
+                variant != Variant.PLAIN);
+        String[] ids = Contenders.identities(keys);
+
+        // what the real backend sends for this policy, replayed by a pipelining client
+        Captured ours = capture(policy);
+        String[] ourKeys = new String[keys];
+        for (int i = 0; i < keys; i++) {
+            ourKeys[i] = "rl:{" + ids[i] + "}:" + policy.name();
+        }
+        // the same decisions as the limiter sends them under load: BATCH per run of the algorithm's batch script
+        LuaScript batch = scripts.batchForAlgorithm(algorithm);
+        // laid out as in batch.lua: the calls, the policy named once (its five fixed values), then per call its
+        // number of keys, time, mode, the policy's index and the cost; ours.args is time, mode, five values, cost
+        String[] batchArgs = new String[2 + 5 + BATCH * 5];
+        batchArgs[0] = Integer.toString(BATCH);
+        batchArgs[1] = "1";
+        System.arraycopy(ours.args, 2, batchArgs, 2, 5);
+        for (int b = 0; b < BATCH; b++) {
+            int at = 7 + b * 5;
+            batchArgs[at] = "1";
+            batchArgs[at + 1] = ours.args[0];
+            batchArgs[at + 2] = ours.args[1];
+            batchArgs[at + 3] = "1";
+            batchArgs[at + 4] = ours.args[7];
+        }
+        IntFunction<String[]> batchKeys = i -> {
+            String[] k = new String[BATCH];
+            for (int b = 0; b < BATCH; b++) {
+                k[b] = ourKeys[(i * BATCH + b) % keys];
+            }
+            return k;
+        };
+        // every key's override, written after each FLUSHALL: the policy's own limit, so the decisions are alike
+        Runnable overridden = variant != Variant.OVERRIDDEN ? () -> {
+        } : () -> {
+            String stored = new KeyOverride(LIMIT, 0, 0, 0, null).stored();
+            for (String k : ourKeys) {
+                admin.call("SET", k + RedisKeys.OVERRIDE, stored);
+            }
+        };
+        List<Double> oursRounds = new ArrayList<>(), batchedRounds = new ArrayList<>(), anchorRounds = new ArrayList<>();
+        for (int r = 0; r < ROUNDS; r++) {
+            oursRounds.add(usecPerCall(ours.script, i -> new String[] { ourKeys[i] }, i -> ours.args, CALLS,
+                    overridden));
+            batchedRounds.add(usecPerCall(batch, batchKeys, i -> batchArgs, CALLS / BATCH, overridden) / BATCH);
+            anchorRounds.add(usecPerCall(anchor.script, i -> anchor.keys.apply("anchor:{" + ids[i] + "}:api",
+                    System.currentTimeMillis()), i -> anchor.args.apply(System.currentTimeMillis()), CALLS, () -> {
+                    }));
+        }
+        double oursMicros = median(oursRounds), batchedMicros = median(batchedRounds), anchorMicros = median(anchorRounds);
+
+        long[] ourMemory = memory(oursOperation(policy));
+        long[] anchorMemory = memory(anchor.operation(executor, i -> MEMORY_KEY));
+        LOG.infof("Redis cost %-22s ours %.2f us/call (%.2f per decision in batches of %d) %d B/key, anchor %s %.2f "
+                + "us/call %d B (rounds %s / %s / %s)", algorithm.configName() + variant.label, oursMicros,
+                batchedMicros, BATCH, ourMemory[0], anchor.name, anchorMicros, anchorMemory[0], oursRounds,
+                batchedRounds, anchorRounds);
+        return new Row(algorithm.configName() + variant.label, anchor.name, oursMicros, batchedMicros,
+                anchorMicros, ourMemory[0], anchorMemory[0], ourMemory[1], anchorMemory[1], ourMemory[2],
+                anchorMemory[2]);
     }
 
     private static double median(List<Double> values) {
@@ -206,8 +243,10 @@ final class RedisCost {
      * that creates every key (steady state, not first use), and reads what one call cost Redis: one {@code FCALL} of
      * the script's function when the limiter calls functions, else one {@code EVALSHA}.
      */
-    private double usecPerCall(LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf, int calls) {
+    private double usecPerCall(LuaScript script, IntFunction<String[]> keysOf, IntFunction<String[]> argsOf, int calls,
+            Runnable afterFlush) {
         admin.call("FLUSHALL");
+        afterFlush.run();
         admin.callString("SCRIPT", "LOAD", script.body());
         String command = functions && script.function() != null ? "fcall" : "evalsha";
         try (RespPipe pipe = new RespPipe(host, port)) {

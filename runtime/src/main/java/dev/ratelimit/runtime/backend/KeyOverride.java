@@ -60,18 +60,19 @@ public record KeyOverride(long limit, long windowMicros, long burst, long expire
      * limit where the policy's burst is its limit (as {@code decide.lua} applies it).
      */
     public Policy applyTo(Policy p) {
-        long l = p.limit();
-        long b = p.burst();
-        if (limit > 0) {
-            if (b == l) {
-                b = limit;
-            }
-            l = limit;
-        }
+        return p.withValues(limit > 0 ? limit : p.limit(), windowMicros > 0 ? windowMicros : p.windowMicros(),
+                burst(p, limit, burst));
+    }
+
+    /**
+     * The burst of {@code p} for a key whose override sets {@code limit} and {@code burst} (0: not set): the
+     * override's, else the overriding limit where the policy's burst is its limit, else the policy's.
+     */
+    public static long burst(Policy p, long limit, long burst) {
         if (burst > 0) {
-            b = burst;
+            return burst;
         }
-        return p.withValues(l, windowMicros > 0 ? windowMicros : p.windowMicros(), b);
+        return limit > 0 && p.burst() == p.limit() ? limit : p.burst();
     }
 
     private static String field(long v) {

@@ -12,8 +12,10 @@ import jakarta.inject.Inject;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitOverride;
 import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.backend.BackendProvider;
+import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.metrics.DecisionTally;
@@ -134,6 +136,7 @@ public class RateLimitJsonRpcService {
             row.put("capacity", p.capacity());
             row.put("key", p.key());
             row.put("plans", List.copyOf(new TreeMap<>(registry.plans(name)).keySet()));
+            row.put("overrides", p.overrides());
             rows.add(row);
         }
         return rows;
@@ -152,7 +155,87 @@ public class RateLimitJsonRpcService {
         String onPlan = KeyQuery.plan(plan);
         return limiter.state(RateLimitCheck.of(policy, key).onPlan(onPlan))
                 .map(d -> state(limiter.policies().get(policy, onPlan), onPlan, key, d))
+                .chain(state -> withOverride(policy, key, state))
                 .onFailure().recoverWithItem(RateLimitJsonRpcService::unanswered);
+    }
+
+    /** Gives {@code policy}'s {@code key} a limit of its own (a policy with overrides), then reads it. */
+    @NonBlocking
+    public Uni<Map<String, Object>> setOverride(String policy, String key, String limit) {
+        String problem = KeyQuery.problem(limiter.policies(), policy, key, null);
+        long value;
+        try {
+            value = Long.parseLong(limit == null ? "" : limit.trim());
+        } catch (NumberFormatException e) {
+            value = -1;
+            problem = problem != null ? problem : "Enter the key's own limit: a number of units per window.";
+        }
+        if (problem != null) {
+            return Uni.createFrom().item(Map.<String, Object> of("error", problem));
+        }
+        Uni<Void> set;
+        try {
+            set = limiter.setOverride(policy, key, RateLimitOverride.ofLimit(value));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // a value out of range, or a policy without overrides=true: the message says what to fix
+            return Uni.createFrom().item(Map.<String, Object> of("error", e.getMessage()));
+        }
+        return set.chain(() -> lookup(policy, key, null)).onFailure().recoverWithItem(RateLimitJsonRpcService::unanswered);
+    }
+
+    /** Takes {@code policy}'s {@code key} back to the policy's values, then reads it. */
+    @NonBlocking
+    public Uni<Map<String, Object>> clearOverride(String policy, String key) {
+        String problem = KeyQuery.problem(limiter.policies(), policy, key, null);
+        if (problem != null) {
+            return Uni.createFrom().item(Map.<String, Object> of("error", problem));
+        }
+        Uni<Void> cleared;
+        try {
+            cleared = limiter.clearOverride(policy, key);
+        } catch (IllegalStateException e) {
+            return Uni.createFrom().item(Map.<String, Object> of("error", e.getMessage()));
+        }
+        return cleared.chain(() -> lookup(policy, key, null))
+                .onFailure().recoverWithItem(RateLimitJsonRpcService::unanswered);
+    }
+
+    /** The key's override, when its policy takes them and it has one: what it sets, and the capacity it gives. */
+    private Uni<Map<String, Object>> withOverride(String policy, String key, Map<String, Object> state) {
+        Policy p = limiter.policies().get(policy);
+        if (!p.overrides()) {
+            return Uni.createFrom().item(state);
+        }
+        return limiter.override(policy, key).map(found -> {
+            found.ifPresent(o -> {
+                state.put("override", describe(o));
+                if (o.plan() == null) {
+                    long limit = o.limit() == null ? 0 : o.limit();
+                    long burst = o.burst() == null ? 0 : o.burst();
+                    state.put("capacity", p.algorithm().usesBurst() ? KeyOverride.burst(p, limit, burst)
+                            : limit > 0 ? limit : p.limit());
+                }
+            });
+            return state;
+        });
+    }
+
+    private static String describe(RateLimitOverride o) {
+        List<String> parts = new ArrayList<>();
+        if (o.plan() != null) {
+            parts.add("plan " + o.plan() + "'s values");
+        }
+        if (o.limit() != null) {
+            parts.add("limit " + o.limit());
+        }
+        if (o.window() != null) {
+            parts.add("window " + o.window());
+        }
+        if (o.burst() != null) {
+            parts.add("burst " + o.burst());
+        }
+        parts.add(o.expiresAt() == null ? "until cleared" : "until " + o.expiresAt());
+        return String.join(", ", parts);
     }
 
     /**

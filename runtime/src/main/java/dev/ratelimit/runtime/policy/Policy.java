@@ -79,6 +79,16 @@ public record Policy(String name, Algorithm algorithm, long limit, Duration wind
                 paths, methods, blockFor, counted, overrides);
     }
 
+    /** Whether one of {@code policies} has overrides: a call naming it is replied the values that applied. */
+    public static boolean anyOverrides(Policy[] policies) {
+        for (Policy p : policies) {
+            if (p.overrides) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The most units one request may consume: more could never be admitted. */
     public long capacity() {
         return algorithm.usesBurst() ? burst : limit;

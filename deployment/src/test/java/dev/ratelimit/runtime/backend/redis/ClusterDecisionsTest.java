@@ -31,12 +31,14 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.algorithm.Algorithm;
 import dev.ratelimit.runtime.algorithm.Engine;
 import dev.ratelimit.runtime.backend.BackendReply;
+import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.CountedOutcomes;
 import dev.ratelimit.runtime.policy.FailureMode;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisClusterFixture.Node;
@@ -296,6 +298,40 @@ class ClusterDecisionsTest {
         assertTrue(locked[1 + 4 + 2] > 3_590_000, () -> "the lock-out's end, in ms: " + show(locked));
         long[] alone = decide(new Policy[] { siteLocking }, new String[] { global }, new long[] { 1 }, now + 5 * S);
         assertFalse(all(alone), () -> "locked out alone too: " + show(alone));
+    }
+
+    /**
+     * A key's override on a cluster: stored on its slot's owner beside the key, applied there by the check and by the
+     * charge of a call across slots, and reported for every policy of the call, as the in-process backend does.
+     */
+    @Test
+    void anOverrideAppliesOnItsKeysSlotInACallAcrossSlots() {
+        Policy userTaking = new Policy("per-user", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1), 5, "global", false,
+                FailureMode.FAIL_CLOSED, List.of(), List.of(), Duration.ZERO, CountedOutcomes.ALL, true);
+        String user = RedisKeys.key(Engine.prefix(), "per-user", Engine.newIdentity());
+        String global = RedisKeys.key(Engine.prefix(), "site", Engine.newIdentity());
+        assertNotEquals(RedisClusterFixture.slot(user), RedisClusterFixture.slot(global));
+        KeyOverride one = new KeyOverride(1, 0, 0, 0, null);
+        backend().setOverride(user, one).await().atMost(Duration.ofSeconds(10));
+        assertEquals(one, backend().readOverride(user).await().atMost(Duration.ofSeconds(10)));
+        LocalBackend local = new LocalBackend();
+        local.rememberOverride(user, one);
+        Policy[] ps = { userTaking, site };
+        String[] keys = { user, global };
+        long[] costs = { 1, 1 };
+        long now = BASE + S;
+        for (int i = 0; i < 2; i++) {
+            long[] fromCluster = decide(ps, keys, costs, now);
+            long[] fromLocal = local.decideNow(ps, keys, costs, now, false).toScriptOrder();
+            assertArrayEquals(fromLocal, fromCluster, () -> "local " + show(fromLocal) + " vs cluster "
+                    + show(fromCluster));
+            // the override's limit for the user's policy, the site's own for the site's
+            assertEquals(1, fromCluster[9], show(fromCluster));
+            assertEquals(2, fromCluster[11], show(fromCluster));
+            assertEquals(i == 0, all(fromCluster), show(fromCluster));
+        }
+        backend().clearOverride(user).await().atMost(Duration.ofSeconds(10));
+        assertEquals(null, backend().readOverride(user).await().atMost(Duration.ofSeconds(10)));
     }
 
     /**

@@ -33,7 +33,12 @@ final class KnownOverrides {
         return o;
     }
 
-    void put(String key, KeyOverride o, long now) {
+    /** Sets the override of {@code key} (null: removes it); returns it. */
+    KeyOverride put(String key, KeyOverride o, long now) {
+        if (o == null) {
+            byKey.remove(key);
+            return null;
+        }
         if (byKey.size() >= maxKeys && !byKey.containsKey(key)) {
             byKey.values().removeIf(v -> v.expired(now));
             Iterator<String> it = byKey.keySet().iterator();
@@ -43,10 +48,7 @@ final class KnownOverrides {
             }
         }
         byKey.put(key, o);
-    }
-
-    void remove(String key) {
-        byKey.remove(key);
+        return o;
     }
 
     /**

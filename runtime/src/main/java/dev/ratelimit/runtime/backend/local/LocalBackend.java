@@ -208,8 +208,7 @@ public class LocalBackend implements RateLimitBackend {
 
     @Override
     public Uni<Void> setOverride(String key, KeyOverride override) {
-        rememberOverride(key, override);
-        return Uni.createFrom().voidItem();
+        return Uni.createFrom().item(() -> overrides.put(key, override, nowMicros())).replaceWithVoid();
     }
 
     @Override
@@ -219,8 +218,7 @@ public class LocalBackend implements RateLimitBackend {
 
     @Override
     public Uni<Void> clearOverride(String key) {
-        rememberOverride(key, null);
-        return Uni.createFrom().voidItem();
+        return Uni.createFrom().item(() -> overrides.put(key, null, 0)).replaceWithVoid();
     }
 
     /**
@@ -228,11 +226,7 @@ public class LocalBackend implements RateLimitBackend {
      * this instance learnt it, for when this backend decides in its place.
      */
     public void rememberOverride(String key, KeyOverride override) {
-        if (override == null) {
-            overrides.remove(key);
-        } else {
-            overrides.put(key, override, nowMicros());
-        }
+        overrides.put(key, override, nowMicros());
     }
 
     @Override
@@ -265,10 +259,9 @@ public class LocalBackend implements RateLimitBackend {
         boolean all = true;
         for (int i = 0; i < n; i++) {
             Policy p = policies[i];
-            long locked = p.locksOut() ? lockouts.left(keys[i], now) : 0;
-            if (locked > 0) {
-                // locked out (block-for): denied whatever the algorithm says, nothing left (decide.lua's judge)
-                outcomes[i] = new Outcome(false, 0, locked, locked, locked, null);
+            Outcome locked = p.locksOut() ? lockouts.deniedWhileLocked(keys[i], now) : null;
+            if (locked != null) {
+                outcomes[i] = locked;
                 all &= p.shadow();
                 continue;
             }
@@ -285,7 +278,7 @@ public class LocalBackend implements RateLimitBackend {
                 st.share(HELD); // denied by its own state: a client at its limit, kept over any other
             }
             if (p.locksOut() && !outcomes[i].ok() && outcomes[i].retry() >= 0) {
-                outcomes[i] = lockedOut(outcomes[i], p, keys[i], now, !dryRun);
+                outcomes[i] = lockouts.lockedOut(outcomes[i], p, keys[i], now, !dryRun);
             }
             if (!outcomes[i].ok() && !p.shadow()) {
                 all = false;
@@ -314,35 +307,13 @@ public class LocalBackend implements RateLimitBackend {
             reply.policy(i, o.ok(), remaining, o.retry() > 0 ? millis(o.retry()) : o.retry(),
                     reset > 0 ? millis(reset) : 0);
         }
-        if (hasOverrides(configured)) {
+        if (Policy.anyOverrides(configured)) {
             // as the scripts reply it: the values every policy applied
             for (int i = 0; i < n; i++) {
                 reply.applied(i, policies[i].limit(), policies[i].windowMicros());
             }
         }
         return reply.build();
-    }
-
-    /**
-     * A denial by a policy with a lock-out: it locks the key out ({@code locks}: unless a dry run) and waits at least
-     * the lock-out.
-     */
-    private Outcome lockedOut(Outcome o, Policy p, String key, long now, boolean locks) {
-        long block = p.blockForMicros();
-        if (locks) {
-            lockouts.lock(key, now + block, now);
-        }
-        return new Outcome(false, o.avail(), Math.max(o.retry(), block), o.reset(), Math.max(o.resetNow(), block),
-                o.next());
-    }
-
-    private static boolean hasOverrides(Policy[] policies) {
-        for (Policy p : policies) {
-            if (p.overrides()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Stores {@code next} in place of {@code stored} under {@code key}: {@code null} removes it. */

@@ -4,6 +4,9 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import dev.ratelimit.runtime.algorithm.Outcome;
+import dev.ratelimit.runtime.policy.Policy;
+
 /**
  * The lock-outs of the in-process backend (a policy's {@code block-for}): per key, the microsecond its lock-out ends
  * at, as {@code decide.lua} keeps it in {@code <key>:locked}. Read and written under the key's lock. Bounded as the
@@ -30,6 +33,28 @@ final class Lockouts {
             return 0;
         }
         return end - now;
+    }
+
+    /**
+     * The outcome of a request on {@code key} while it is locked out at {@code now}: denied whatever its algorithm
+     * says, nothing left, the time left as its wait (decide.lua's judge); null when it is not locked out.
+     */
+    Outcome deniedWhileLocked(String key, long now) {
+        long locked = left(key, now);
+        return locked > 0 ? new Outcome(false, 0, locked, locked, locked, null) : null;
+    }
+
+    /**
+     * A denial by policy {@code p}, which has a lock-out: it locks the key out ({@code locks}: unless a dry run) and
+     * waits at least the lock-out.
+     */
+    Outcome lockedOut(Outcome o, Policy p, String key, long now, boolean locks) {
+        long block = p.blockForMicros();
+        if (locks) {
+            lock(key, now + block, now);
+        }
+        return new Outcome(false, o.avail(), Math.max(o.retry(), block), o.reset(), Math.max(o.resetNow(), block),
+                o.next());
     }
 
     /** Locks {@code key} out until the microsecond {@code end}. */

@@ -113,12 +113,7 @@ final class PolicyTable implements BatchFormat {
     /** A call naming a policy with overrides is also replied the values each of its policies applied. */
     @Override
     public int replyWidth(int keyCount, Object tag) {
-        for (Policy p : (Policy[]) tag) {
-            if (p.overrides()) {
-                return 1 + 6 * keyCount;
-            }
-        }
-        return 1 + 4 * keyCount;
+        return (Policy.anyOverrides((Policy[]) tag) ? 1 + 6 * keyCount : 1 + 4 * keyCount);
     }
 
     /** Every call {@link #repeatable}, at one time (a compact run has one). */

@@ -113,7 +113,7 @@ public class RedisBackend implements RateLimitBackend {
         for (List<Integer> part : groups.values()) {
             String mode = SETTLE + chargedAt[part.get(0)];
             done = done.chain(() -> callPart(policies, keys, refunds, nowMicros, mode, part, false)
-                    .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
+                    .invoke(r -> mergeInto(merged, r, part, policies)).replaceWithVoid());
         }
         return done.map(ignored -> merged.build());
     }
@@ -215,10 +215,8 @@ public class RedisBackend implements RateLimitBackend {
         args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
         args[1] = mode;
         Algorithm shared = policies[0].algorithm();
-        boolean overrides = false;
         for (int i = 0; i < policies.length; i++) {
             Policy p = policies[i];
-            overrides |= p.overrides();
             String[] fixed = encoded(p);
             int b = 2 + i * 6;
             System.arraycopy(fixed, 0, args, b, PolicyTable.FIXED);
@@ -232,7 +230,7 @@ public class RedisBackend implements RateLimitBackend {
         // a call naming a policy with overrides is also replied the values that applied (see decide.lua)
         int n = policies.length;
         return executor.execute(script, batched ? batch : null, policyTable, policies, keys, args,
-                overrides ? r -> reply(r, n) : RedisBackend::reply);
+                Policy.anyOverrides(policies) ? r -> reply(r, n) : RedisBackend::reply);
     }
 
     /**
@@ -278,7 +276,7 @@ public class RedisBackend implements RateLimitBackend {
         String checkMode = dryRun ? DRY_RUN : CHECK_AND_LOCK;
         for (List<Integer> part : parts) {
             checked = checked.chain(() -> callPart(policies, keys, costs, nowMicros, checkMode, part, true)
-                    .invoke(r -> mergeInto(merged, r, part)).replaceWithVoid());
+                    .invoke(r -> mergeInto(merged, r, part, policies)).replaceWithVoid());
         }
         return checked.chain(() -> {
             if (!merged.admitted() || dryRun) {
@@ -291,7 +289,7 @@ public class RedisBackend implements RateLimitBackend {
                 charged = charged.chain(() -> !result.admitted()
                         ? Uni.createFrom().voidItem()
                         : callPart(policies, keys, costs, nowMicros, charge, part, true)
-                                .invoke(r -> mergeInto(result, r, part)).replaceWithVoid());
+                                .invoke(r -> mergeInto(result, r, part, policies)).replaceWithVoid());
             }
             return charged.chain(ignored -> {
                 BackendReply reply = result.build();
@@ -321,12 +319,23 @@ public class RedisBackend implements RateLimitBackend {
         return call(p, k, c, nowMicros, mode, batched);
     }
 
-    private static void mergeInto(BackendReply.Builder target, BackendReply partResult, List<Integer> part) {
+    /**
+     * Merges the reply of the call of {@code part} of {@code policies} into {@code target}; when one of them has
+     * overrides, the reply says the values every policy applied, as one call's does (a part naming none of those
+     * replies none: its policies applied their own).
+     */
+    private static void mergeInto(BackendReply.Builder target, BackendReply partResult, List<Integer> part,
+            Policy[] policies) {
         if (!partResult.allAdmitted()) {
             target.denied();
         }
+        boolean overrides = Policy.anyOverrides(policies);
         for (int j = 0; j < part.size(); j++) {
-            target.policy(part.get(j), partResult, j);
+            int i = part.get(j);
+            target.policy(i, partResult, j);
+            if (overrides && !policies[i].overrides()) {
+                target.applied(i, policies[i].limit(), policies[i].windowMicros());
+            }
         }
     }
 

@@ -1,0 +1,94 @@
+package dev.ratelimit.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.ratelimit.test.redis.RedisServerProcess;
+
+/**
+ * A partner's limit raised through one instance of the packaged application is applied by the other at its next
+ * request, on one real redis-server: no cache to wait out, although that instance had just denied the partner (a
+ * denial it would otherwise hold for the 12 s its Retry-After said); cleared through the other, the policy's 5 apply
+ * again on both.
+ */
+class OverridesAcrossInstancesProcessIT {
+
+    private static RedisServerProcess redis;
+    private static final List<AppProcess> apps = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = new RedisServerProcess().start();
+        apps.addAll(AppProcess.instances(2, redis.uri(), "overrides-" + System.nanoTime()));
+    }
+
+    @AfterAll
+    static void stop() {
+        apps.forEach(AppProcess::close);
+        if (redis != null) {
+            redis.stop();
+        }
+    }
+
+    private HttpResponse<String> quote(AppProcess app, String apiKey) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/partner"))).header("X-Api-Key", apiKey)
+                .timeout(Duration.ofSeconds(10)).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> console(AppProcess app, String method, String apiKey, String query)
+            throws IOException, InterruptedException {
+        String auth = Base64.getEncoder().encodeToString("ops:ops-secret".getBytes(StandardCharsets.UTF_8));
+        HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/admin/partners/" + apiKey + "/override"
+                + query))).header("Authorization", "Basic " + auth).method(method, HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(10)).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aLimitRaisedOnOneInstanceAppliesOnTheOtherAtItsNextRequest() throws Exception {
+        String partner = "p-" + UUID.randomUUID();
+        AppProcess a = apps.get(0);
+        AppProcess b = apps.get(1);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(200, quote(i % 2 == 0 ? a : b, partner).statusCode());
+        }
+        HttpResponse<String> denied = quote(b, partner);
+        assertEquals(429, denied.statusCode());
+        assertTrue(Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow()) >= 10);
+        assertEquals(204, console(a, "PUT", partner, "?limit=6000").statusCode());
+        // 100 a second from now on: b admits within a fraction of a second, not after the 12 s it had said
+        long started = System.nanoTime();
+        HttpResponse<String> r = quote(b, partner);
+        while (r.statusCode() == 429 && System.nanoTime() - started < 3_000_000_000L) {
+            Thread.sleep(20);
+            r = quote(b, partner);
+        }
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(200, r.statusCode(), "b applies the override");
+        assertTrue(tookMs < 1_000, () -> "b applied it after " + tookMs + " ms");
+        assertEquals("6000", r.headers().firstValue("X-RateLimit-Limit").orElseThrow());
+        assertEquals(200, console(b, "GET", partner, "").statusCode(), "b reads what a set");
+        assertEquals(204, console(b, "DELETE", partner, "").statusCode());
+        for (AppProcess app : apps) {
+            assertEquals("5", quote(app, partner).headers().firstValue("X-RateLimit-Limit").orElseThrow());
+        }
+    }
+}
