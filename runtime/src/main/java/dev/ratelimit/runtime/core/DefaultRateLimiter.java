@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
@@ -101,7 +102,7 @@ public class DefaultRateLimiter implements RateLimiter {
                         breaker, denyCache, metrics, new FailureModes(backend.name(), local, timeout), counts, tracing)
                 : null;
         metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
-        this.overrides = new KeyOverrides(policies, backend, local, keyPrefix, timeout);
+        this.overrides = new KeyOverrides(policies, backend, local, keyPrefix, timeout, metrics);
     }
 
     /** The policies this limiter knows. */
@@ -276,8 +277,18 @@ public class DefaultRateLimiter implements RateLimiter {
             }
         }
         RateLimitBackend b = remote == null ? local : backend;
+        List<String> names = new ArrayList<>(ps.length);
+        for (Policy p : ps) {
+            names.add(p.name());
+        }
+        tracing.settling(names, refunds);
         return b.settle(ps, keys, refunds, chargedAt, RateLimitBackend.BACKEND_CLOCK).ifNoItem().after(timeout)
                 .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
+                .onItemOrFailure().invoke((done, failure) -> {
+                    for (int i = 0; i < ps.length; i++) {
+                        metrics.settled(ps[i].name(), refunds[i], failure != null);
+                    }
+                })
                 .replaceWithVoid();
     }
 

@@ -15,6 +15,7 @@ import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
+import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.LimitValues;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
@@ -33,21 +34,26 @@ final class KeyOverrides {
     private final LocalBackend local;
     private final String keyPrefix;
     private final Duration timeout;
+    private final RateLimitMetrics metrics;
 
     KeyOverrides(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local, String keyPrefix,
-            Duration timeout) {
+            Duration timeout, RateLimitMetrics metrics) {
         this.policies = policies;
         this.backend = backend;
         this.local = local;
         this.keyPrefix = keyPrefix;
         this.timeout = timeout;
+        this.metrics = metrics;
     }
 
     Uni<Void> set(String policy, String key, RateLimitOverride override) {
         Policy p = taking(policy);
         KeyOverride o = stored(p, override);
         String k = RedisKeys.key(keyPrefix, p, key);
-        return timed(backend.setOverride(k, o)).invoke(() -> learnt(k, o));
+        return timed(backend.setOverride(k, o)).invoke(() -> {
+            learnt(k, o);
+            metrics.overridden(p.name(), true);
+        });
     }
 
     Uni<Optional<RateLimitOverride>> get(String policy, String key) {
@@ -62,7 +68,10 @@ final class KeyOverrides {
 
     Uni<Void> clear(String policy, String key) {
         String k = RedisKeys.key(keyPrefix, taking(policy), key);
-        return timed(backend.clearOverride(k)).invoke(() -> learnt(k, null));
+        return timed(backend.clearOverride(k)).invoke(() -> {
+            learnt(k, null);
+            metrics.overridden(policy, false);
+        });
     }
 
     /** The policy, when it takes overrides. */

@@ -32,6 +32,9 @@ public class MicrometerMetrics implements RateLimitMetrics {
     static final String CIRCUIT_STATE = "ratelimit.circuit.state";
     static final String ERRORS = "ratelimit.backend.errors";
     static final String RESOLVER_FAILURES = "ratelimit.resolver.failures";
+    static final String SETTLEMENTS = "ratelimit.settlements";
+    static final String SETTLED_UNITS = "ratelimit.settled.units";
+    static final String OVERRIDES = "ratelimit.overrides";
 
     private static final Outcome[] OUTCOMES = Outcome.values();
 
@@ -105,6 +108,37 @@ public class MicrometerMetrics implements RateLimitMetrics {
                         + "the client address or the base plan instead), by policy and resolver")
                 .tag("policy", policy)
                 .tag("resolver", resolver)
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void settled(String policy, long units, boolean failed) {
+        // once per reservation and policy, far rarer than decisions: looked up in the registry each time
+        String outcome = failed ? "failed" : units > 0 ? "refunded" : units < 0 ? "debited" : "unchanged";
+        Counter.builder(SETTLEMENTS)
+                .description("Settlements of reserved costs, per policy and outcome (refunded, debited, unchanged: "
+                        + "another policy of the settlement moved units, failed: the estimate stays charged)")
+                .tag("policy", policy)
+                .tag("outcome", outcome)
+                .register(registry)
+                .increment();
+        if (!failed && units != 0) {
+            Counter.builder(SETTLED_UNITS)
+                    .description("Units settlements gave back (refunded) or charged beyond the estimate (debited)")
+                    .tag("policy", policy)
+                    .tag("outcome", outcome)
+                    .register(registry)
+                    .increment(Math.abs(units));
+        }
+    }
+
+    @Override
+    public void overridden(String policy, boolean set) {
+        Counter.builder(OVERRIDES)
+                .description("Per-key overrides set and cleared through this instance, per policy")
+                .tag("policy", policy)
+                .tag("action", set ? "set" : "cleared")
                 .register(registry)
                 .increment();
     }

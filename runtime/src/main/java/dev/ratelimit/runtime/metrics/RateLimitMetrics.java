@@ -89,4 +89,15 @@ public interface RateLimitMetrics {
      */
     default void resolverFailed(String policy, String resolver) {
     }
+
+    /**
+     * A reservation of {@code policy} was settled: {@code units} given back (positive), charged more (negative) or
+     * none; {@code failed}: the backend did not settle it (a failure or a timeout), so the estimate stays charged.
+     */
+    default void settled(String policy, long units, boolean failed) {
+    }
+
+    /** A key of {@code policy} was given values of its own ({@code set}) or had them removed ({@code set}: false). */
+    default void overridden(String policy, boolean set) {
+    }
 }

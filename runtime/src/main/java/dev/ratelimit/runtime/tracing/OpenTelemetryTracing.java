@@ -55,6 +55,10 @@ public class OpenTelemetryTracing implements RateLimitTracing {
     static final AttributeKey<List<String>> SHADOW_DENIED = AttributeKey.stringArrayKey("ratelimit.shadow_denied");
     /** Decisions made by the Redis script run that made this one (1: alone); only when a script run decided. */
     static final AttributeKey<Long> BATCH_SIZE = AttributeKey.longKey("ratelimit.batch.size");
+    /** The event a reservation's settlement records on the current span. */
+    static final String SETTLEMENT = "ratelimit.settlement";
+    /** Per policy of a settlement, the units given back (negative: charged more). */
+    static final AttributeKey<List<Long>> SETTLED_UNITS = AttributeKey.longArrayKey("ratelimit.settled_units");
     /** On a span of its own that ends without a decision: its caller gave up on it. */
     static final AttributeKey<Boolean> CANCELLED = AttributeKey.booleanKey("ratelimit.cancelled");
 
@@ -108,6 +112,19 @@ public class OpenTelemetryTracing implements RateLimitTracing {
             span.setStatus(StatusCode.ERROR);
         }
         span.end();
+    }
+
+    @Override
+    public void settling(List<String> policies, long[] units) {
+        Span current = Span.current();
+        if (!current.isRecording()) {
+            return;
+        }
+        List<Long> each = new ArrayList<>(units.length);
+        for (long u : units) {
+            each.add(u);
+        }
+        current.addEvent(SETTLEMENT, Attributes.builder().put(POLICIES, policies).put(SETTLED_UNITS, each).build());
     }
 
     static Attributes attributes(RateLimitDecision d, DecidedBy by, int runSize) {

@@ -1,5 +1,7 @@
 package dev.ratelimit.runtime.tracing;
 
+import java.util.List;
+
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.resilience.DecidedBy;
 
@@ -50,4 +52,11 @@ public interface RateLimitTracing {
      * null when it was cancelled).
      */
     void abandoned(Object trace, Throwable failure);
+
+    /**
+     * A reservation of {@code policies} is being settled, on the caller's thread: {@code units[i]} given back to
+     * policy {@code i} (negative: charged more). Recorded on the current span, if any.
+     */
+    default void settling(List<String> policies, long[] units) {
+    }
 }
