@@ -70,11 +70,18 @@ final class AppProcess implements AutoCloseable {
      * its own: what several instances of one service behind a load balancer are.
      */
     static List<AppProcess> instances(int n, String redisUri, String keyPrefix) {
+        return instances(n, redisUri, keyPrefix, Map.of());
+    }
+
+    /** As above, with more environment variables ({@code env}) for each instance. */
+    static List<AppProcess> instances(int n, String redisUri, String keyPrefix, Map<String, String> env) {
         List<AppProcess> apps = new ArrayList<>(n);
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("QUARKUS_REDIS_HOSTS", redisUri);
+        all.put("QUARKUS_RATELIMIT_KEY_PREFIX", keyPrefix);
         try {
             for (int i = 0; i < n; i++) {
-                apps.add(start(Map.of("QUARKUS_REDIS_HOSTS", redisUri, "QUARKUS_RATELIMIT_KEY_PREFIX", keyPrefix),
-                        Files.createTempDirectory("ratelimit-instance"), Map.of()));
+                apps.add(start(all, Files.createTempDirectory("ratelimit-instance"), Map.of()));
             }
         } catch (IOException e) {
             apps.forEach(AppProcess::close);

@@ -5,19 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import dev.ratelimit.test.redis.RedisServerProcess;
 
 /**
  * A lock-out ({@code block-for}) and its reset across two instances of the packaged application on one real
@@ -25,25 +18,7 @@ import dev.ratelimit.test.redis.RedisServerProcess;
  * request, and a reset made through one instance is seen by the other within a second (its deny cache holds such
  * denials no longer).
  */
-class LockoutAcrossInstancesProcessIT {
-
-    private static RedisServerProcess redis;
-    private static final List<AppProcess> apps = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @BeforeAll
-    static void start() throws Exception {
-        redis = new RedisServerProcess().start();
-        apps.addAll(AppProcess.instances(2, redis.uri(), "lockout-" + System.nanoTime()));
-    }
-
-    @AfterAll
-    static void stop() {
-        apps.forEach(AppProcess::close);
-        if (redis != null) {
-            redis.stop();
-        }
-    }
+class LockoutAcrossInstancesProcessIT extends TwoInstances {
 
     private HttpResponse<String> pin(AppProcess app, String method, String device)
             throws IOException, InterruptedException {

@@ -5,21 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import dev.ratelimit.test.redis.RedisServerProcess;
 
 /**
  * A partner's limit raised through one instance of the packaged application is applied by the other at its next
@@ -27,25 +20,7 @@ import dev.ratelimit.test.redis.RedisServerProcess;
  * denial it would otherwise hold for the 12 s its Retry-After said); cleared through the other, the policy's 5 apply
  * again on both.
  */
-class OverridesAcrossInstancesProcessIT {
-
-    private static RedisServerProcess redis;
-    private static final List<AppProcess> apps = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @BeforeAll
-    static void start() throws Exception {
-        redis = new RedisServerProcess().start();
-        apps.addAll(AppProcess.instances(2, redis.uri(), "overrides-" + System.nanoTime()));
-    }
-
-    @AfterAll
-    static void stop() {
-        apps.forEach(AppProcess::close);
-        if (redis != null) {
-            redis.stop();
-        }
-    }
+class OverridesAcrossInstancesProcessIT extends TwoInstances {
 
     private HttpResponse<String> quote(AppProcess app, String apiKey) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/partner"))).header("X-Api-Key", apiKey)

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -15,11 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import dev.ratelimit.test.redis.RedisServerProcess;
 
 /**
  * Reservations settled concurrently on one key from two instances of the packaged application on one real
@@ -27,27 +22,9 @@ import dev.ratelimit.test.redis.RedisServerProcess;
  * settling the 100 it used. Every settlement must count: afterwards the tenant has its burst of 5,000 less 4,000 used
  * (plus what refilled meanwhile at 10,000 an hour), which a lost or doubled refund would move by 900 or more.
  */
-class SettlementAcrossInstancesProcessIT {
+class SettlementAcrossInstancesProcessIT extends TwoInstances {
 
     private static final Pattern REMAINING = Pattern.compile("\"llm-tokens\";r=(\\d+);");
-    private static RedisServerProcess redis;
-    private static final List<AppProcess> apps = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @BeforeAll
-    static void start() throws Exception {
-        redis = new RedisServerProcess().start();
-        apps.addAll(AppProcess.instances(2, redis.uri(), "settle-" + System.nanoTime()));
-    }
-
-    @AfterAll
-    static void stop() {
-        apps.forEach(AppProcess::close);
-        if (redis != null) {
-            redis.stop();
-        }
-    }
-
     private CompletableFuture<HttpResponse<String>> complete(AppProcess app, String tenant, long tokens) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/api/complete?tokens=" + tokens)))
                 .header("X-Tenant", tenant).POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10))
