@@ -71,6 +71,7 @@ public class RateLimitProducer {
         this.provider = provider;
         LocalBackend local = new LocalBackend(config.local().maxKeys());
         RateLimitBackend backend = provider.create(local);
+        StartupChecks.verifyOverridesKept(policies, backend.name(), backend.keepsOverrides());
         // a RateLimitMetrics bean exists only when the application has Micrometer, a DecisionTally only in dev mode,
         // a RateLimitTracing bean only when it has OpenTelemetry tracing (and quarkus.ratelimit.tracing.enabled)
         RateLimitMetrics reported = metrics.isResolvable() ? metrics.get() : RateLimitMetrics.NONE;

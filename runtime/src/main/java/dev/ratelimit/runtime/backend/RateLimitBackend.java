@@ -94,6 +94,14 @@ public interface RateLimitBackend {
         return Uni.createFrom().failure(noOverrides());
     }
 
+    /**
+     * Whether this backend applies the keys' overrides of policies with {@code overrides=true} (the default: it does
+     * not, and such a policy is refused at start).
+     */
+    default boolean keepsOverrides() {
+        return false;
+    }
+
     private UnsupportedOperationException noOverrides() {
         return new UnsupportedOperationException("the rate-limit backend '" + name()
                 + "' keeps no per-key overrides: remove overrides=true from the policies, or use the redis backend");

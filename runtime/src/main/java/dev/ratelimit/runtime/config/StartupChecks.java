@@ -60,6 +60,30 @@ public final class StartupChecks {
         return policies;
     }
 
+    /**
+     * Refuses policies with {@code overrides=true} when the backend deciding ({@code backend}) keeps no overrides (a
+     * backend another extension contributes may not): they would be decided on their own values, silently.
+     *
+     * @throws ConfigurationException naming the policies and what to change
+     */
+    public static void verifyOverridesKept(PolicyRegistry policies, String backend, boolean kept) {
+        if (kept) {
+            return;
+        }
+        List<String> taking = new ArrayList<>();
+        for (Policy p : policies.all()) {
+            if (p.overrides()) {
+                taking.add(PolicyValidator.property(p.name(), "overrides") + "=true");
+            }
+        }
+        if (!taking.isEmpty()) {
+            boolean one = taking.size() == 1;
+            throw new ConfigurationException("The rate-limit backend '" + backend + "' keeps no per-key overrides, "
+                    + "which " + String.join(", ", new TreeSet<>(taking)) + (one ? " asks" : " ask") + " for: remove "
+                    + (one ? "it" : "them") + ", or use quarkus.ratelimit.backend=redis or local");
+        }
+    }
+
     /** The backend {@code quarkus.ratelimit.backend} names, as a provider names itself: trimmed, lower case. */
     public static String backendName(RateLimitRuntimeConfig config) {
         return config.backend().trim().toLowerCase(Locale.ROOT);

@@ -207,6 +207,11 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean keepsOverrides() {
+        return true;
+    }
+
+    @Override
     public Uni<Void> setOverride(String key, KeyOverride override) {
         return Uni.createFrom().item(() -> overrides.put(key, override, nowMicros())).replaceWithVoid();
     }

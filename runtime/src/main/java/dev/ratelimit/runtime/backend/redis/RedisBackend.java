@@ -168,6 +168,11 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean keepsOverrides() {
+        return true;
+    }
+
+    @Override
     public Uni<Void> setOverride(String key, KeyOverride override) {
         // one command: the value and its expiry together (PXAT: Redis 6.2); the scripts also compare the expiry with
         // their own clock, so an override stops applying at its instant, not when Redis gets round to expiring it
