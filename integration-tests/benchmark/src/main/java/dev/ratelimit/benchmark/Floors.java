@@ -115,7 +115,7 @@ final class Floors {
         return keys;
     }
 
-    private static LuaScript script(String file) {
+    static LuaScript script(String file) {
         String body = RedisCost.resource("/floors/" + file);
         return new LuaScript("floor/" + file, body, LuaScript.sha1(body));
     }

@@ -89,6 +89,7 @@ final class RedisCost {
             awaitLibrary(scripts.library().name());
         }
         List<Row> rows = new ArrayList<>();
+        rows.add(floor());
         for (Algorithm algorithm : Contenders.RATE_ALGORITHMS) {
             rows.add(measure(algorithm, Variant.PLAIN));
         }
@@ -99,6 +100,50 @@ final class RedisCost {
         }
         admin.call("FLUSHALL");
         return rows;
+    }
+
+    /** The algorithm column of the floor's row; it has no anchor. */
+    static final String FLOOR = "floor: GET/SET";
+
+    /**
+     * The floor (see {@link Floors}): one {@code GET} and one {@code SET ... PX} of the key per decision, one call per
+     * decision and {@link #BATCH} per run as ours are, its keys given the policy's window to live as ours live (they
+     * are created once, not once per TTL). What ours costs beyond it is its own.
+     */
+    private Row floor() {
+        LuaScript one = Floors.script("get-set-one.lua");
+        LuaScript batch = Floors.script("get-set-batch.lua");
+        String[] ids = Contenders.identities(keys);
+        String[] floorKeys = new String[keys];
+        for (int i = 0; i < keys; i++) {
+            floorKeys[i] = "floor:{" + ids[i] + "}";
+        }
+        String ttl = Long.toString(WINDOW_MS);
+        String[] oneArgs = { ttl, "1" };
+        String[] batchArgs = new String[2 + BATCH];
+        batchArgs[0] = Integer.toString(BATCH);
+        batchArgs[1] = ttl;
+        for (int b = 0; b < BATCH; b++) {
+            batchArgs[2 + b] = "1";
+        }
+        IntFunction<String[]> batchKeys = i -> {
+            String[] k = new String[BATCH];
+            for (int b = 0; b < BATCH; b++) {
+                k[b] = floorKeys[(i * BATCH + b) % keys];
+            }
+            return k;
+        };
+        List<Double> oneRounds = new ArrayList<>(), batchedRounds = new ArrayList<>();
+        Runnable none = () -> {
+        };
+        for (int r = 0; r < ROUNDS; r++) {
+            oneRounds.add(usecPerCall(one, i -> new String[] { floorKeys[i] }, i -> oneArgs, CALLS, none));
+            batchedRounds.add(usecPerCall(batch, batchKeys, i -> batchArgs, CALLS / BATCH, none) / BATCH);
+        }
+        double oneMicros = median(oneRounds), batchedMicros = median(batchedRounds);
+        LOG.infof("Redis cost %-22s %.2f us/call (%.2f per decision in batches of %d) (rounds %s / %s)", FLOOR,
+                oneMicros, batchedMicros, BATCH, oneRounds, batchedRounds);
+        return new Row(FLOOR, "—", oneMicros, batchedMicros, 0, 0, 0, 0, 0, 0, 0);
     }
 
     /** A policy as it is measured: plain, with {@code overrides=true}, and with an override stored for every key. */
