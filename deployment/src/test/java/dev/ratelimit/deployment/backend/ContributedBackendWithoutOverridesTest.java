@@ -1,6 +1,5 @@
 package dev.ratelimit.deployment.backend;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -8,9 +7,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.ratelimit.deployment.RateLimitBackendBuildItem;
 import dev.ratelimit.deployment.backend.ContributedBackendTest.Counting;
 import dev.ratelimit.deployment.backend.ContributedBackendTest.CountingProvider;
+import dev.ratelimit.deployment.StartFailures;
 import io.quarkus.builder.BuildContext;
 import io.quarkus.builder.BuildStep;
-import io.quarkus.runtime.configuration.ConfigurationException;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -33,16 +32,8 @@ class ContributedBackendWithoutOverridesTest {
                     context.produce(new RateLimitBackendBuildItem("counting", CountingProvider.class.getName()));
                 }
             }).produces(RateLimitBackendBuildItem.class).build())
-            .assertException(t -> {
-                Throwable c = t;
-                while (c != null && !(c instanceof ConfigurationException)) {
-                    c = c.getCause();
-                }
-                assertTrue(c != null, "a ConfigurationException must fail the start: " + t);
-                String m = c.getMessage();
-                assertTrue(m.contains("'counting' keeps no per-key overrides"), m);
-                assertTrue(m.contains("quarkus.ratelimit.policies.api.overrides=true"), m);
-            });
+            .assertException(StartFailures.configurationNaming("'counting' keeps no per-key overrides",
+                    "quarkus.ratelimit.policies.api.overrides=true"));
 
     @Test
     void theStartFails() {

@@ -1,6 +1,5 @@
 package dev.ratelimit.deployment.plans;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.ratelimit.PlanResolver;
-import io.quarkus.runtime.configuration.ConfigurationException;
+import dev.ratelimit.deployment.StartFailures;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.core.http.HttpServerRequest;
 
@@ -25,16 +24,8 @@ class SeveralPlanResolversTest {
             .overrideConfigKey("quarkus.ratelimit.policies.api.limit", "2")
             .overrideConfigKey("quarkus.ratelimit.policies.api.window", "1m")
             .overrideConfigKey("quarkus.ratelimit.policies.api.plans.gold.limit", "5")
-            .assertException(t -> {
-                Throwable c = t;
-                while (c != null && !(c instanceof ConfigurationException)) {
-                    c = c.getCause();
-                }
-                assertTrue(c != null, "a ConfigurationException must fail the start: " + t);
-                String m = c.getMessage();
-                assertTrue(m.contains("Several PlanResolver beans"), m);
-                assertTrue(m.contains(HeaderPlan.class.getName()) && m.contains(Other.class.getName()), m);
-            });
+            .assertException(StartFailures.configurationNaming("Several PlanResolver beans",
+                    HeaderPlan.class.getName(), Other.class.getName()));
 
     @ApplicationScoped
     public static class Other implements PlanResolver {
