@@ -65,8 +65,9 @@ public final class PolicyValidator {
             errors.add(String.format("Plan '%s' of policy '%s' has window %s where the policy has %s: %s counts in "
                     + "windows of one length, so a client moving between plans would start a new count at every "
                     + "switch. Remove %s (a plan of a window algorithm differs in limit only), or use "
-                    + "sliding-window-log or a bucket algorithm (%s), which keep what a client used across plans of "
-                    + "any window", plan, policy, window.get(), base.window().get(), alg.configName(),
+                    + "a bucket algorithm (%s), which keeps what a client used across plans of any window "
+                    + "(sliding-window-log keeps what the window it last wrote under holds)", plan, policy, window.get(),
+                    base.window().get(), alg.configName(),
                     planProperty(policy, plan, "window"), property(policy, "algorithm")));
         }
     }
