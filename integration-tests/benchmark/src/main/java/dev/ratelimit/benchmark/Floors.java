@@ -18,8 +18,8 @@ import io.vertx.redis.client.Response;
  * {@code TIME} per run, a key read once and written once per run however many of its calls touch it,
  * a reply of 1 + 4 integers per call, identical consecutive calls sent once and replied once as ours are);
  * <li>{@value #ONE_GET_SET}: the same work, one call per decision ({@code TIME}, {@code GET}, {@code SET … PX});
- * <li>{@value #BATCH_RETURN_ONE}: batched calls that touch no key and get one integer each: the
- * transport's own limit.
+ * <li>{@value #BATCH_RETURN_ONE}: batched calls that touch no key and get one integer each (identical
+ * consecutive calls sent once, as ours are): the transport's own limit.
  * </ul>
  */
 final class Floors {
@@ -61,7 +61,10 @@ final class Floors {
         }
     };
 
-    /** A run of {@code return 1}: the number of calls; one integer each in the reply. */
+    /**
+     * A run of {@code return 1}: the number of entries; one integer each in the reply. Identical consecutive calls go
+     * as one entry, as ours do, replied with their number (then pairs (entry, number of calls) follow the count).
+     */
     private static final BatchFormat RETURN_ONE_RUN = new BatchFormat() {
         @Override
         public void write(Request request, int[] keyCounts, String[][] args, Object[] tags) {
@@ -70,6 +73,19 @@ final class Floors {
 
         @Override
         public int replyWidth(int keyCount, Object tag) {
+            return 1;
+        }
+
+        @Override
+        public boolean repeatable(String[] args, Object tag) {
+            return true;
+        }
+
+        @Override
+        public int readRepeats(Response run, int at, int calls, Object tag, String[] args, long[][] replies) {
+            for (int j = 0; j < calls; j++) {
+                replies[j] = new long[] { 1 };
+            }
             return 1;
         }
     };
