@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 
 import dev.ratelimit.PolicyDecision;
@@ -277,13 +276,15 @@ public class DefaultRateLimiter implements RateLimiter {
             }
         }
         RateLimitBackend b = remote == null ? local : backend;
-        List<String> names = new ArrayList<>(ps.length);
-        for (Policy p : ps) {
-            names.add(p.name());
+        if (tracing != RateLimitTracing.NONE) {
+            // a count= policy settles on every request it does not count: no list when nothing records it
+            List<String> names = new ArrayList<>(ps.length);
+            for (Policy p : ps) {
+                names.add(p.name());
+            }
+            tracing.settling(names, refunds);
         }
-        tracing.settling(names, refunds);
-        return b.settle(ps, keys, refunds, chargedAt, RateLimitBackend.BACKEND_CLOCK).ifNoItem().after(timeout)
-                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
+        return DirectCalls.within(b.settle(ps, keys, refunds, chargedAt, RateLimitBackend.BACKEND_CLOCK), timeout)
                 .onItemOrFailure().invoke((done, failure) -> {
                     for (int i = 0; i < ps.length; i++) {
                         metrics.settled(ps[i].name(), refunds[i], failure != null);
@@ -297,8 +298,7 @@ public class DefaultRateLimiter implements RateLimiter {
         Policy p = policies.get(check.policy(), check.plan());
         Policy[] ps = { p };
         Source source = remote == null ? Source.LOCAL : Source.REDIS;
-        return backend.peek(p, RedisKeys.key(keyPrefix, p, check.key())).ifNoItem().after(timeout)
-                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout))
+        return DirectCalls.within(backend.peek(p, RedisKeys.key(keyPrefix, p, check.key())), timeout)
                 .map(r -> r.decision(ps, source).binding());
     }
 
@@ -313,8 +313,7 @@ public class DefaultRateLimiter implements RateLimiter {
         if (remote == null) {
             return Uni.createFrom().voidItem();
         }
-        return backend.forget(k).ifNoItem().after(timeout)
-                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout));
+        return DirectCalls.within(backend.forget(k), timeout);
     }
 
     @Override

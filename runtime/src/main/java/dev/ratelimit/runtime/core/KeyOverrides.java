@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeSet;
-import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.RateLimitOverride;
 import dev.ratelimit.runtime.backend.KeyOverride;
@@ -50,7 +49,7 @@ final class KeyOverrides {
         Policy p = taking(policy);
         KeyOverride o = stored(p, override);
         String k = RedisKeys.key(keyPrefix, p, key);
-        return timed(backend.setOverride(k, o)).invoke(() -> {
+        return DirectCalls.within(backend.setOverride(k, o), timeout).invoke(() -> {
             learnt(k, o);
             metrics.overridden(p.name(), true);
         });
@@ -59,7 +58,7 @@ final class KeyOverrides {
     Uni<Optional<RateLimitOverride>> get(String policy, String key) {
         Policy p = taking(policy);
         String k = RedisKeys.key(keyPrefix, p, key);
-        return timed(backend.readOverride(k)).map(o -> {
+        return DirectCalls.within(backend.readOverride(k), timeout).map(o -> {
             KeyOverride live = o == null || o.expired(nowMicros()) ? null : o;
             learnt(k, live);
             return Optional.ofNullable(live).map(KeyOverrides::asked);
@@ -68,7 +67,7 @@ final class KeyOverrides {
 
     Uni<Void> clear(String policy, String key) {
         String k = RedisKeys.key(keyPrefix, taking(policy), key);
-        return timed(backend.clearOverride(k)).invoke(() -> {
+        return DirectCalls.within(backend.clearOverride(k), timeout).invoke(() -> {
             learnt(k, null);
             metrics.overridden(policy, false);
         });
@@ -143,11 +142,6 @@ final class KeyOverrides {
         if (local != backend) {
             local.rememberOverride(key, o);
         }
-    }
-
-    private <T> Uni<T> timed(Uni<T> call) {
-        return call.ifNoItem().after(timeout)
-                .failWith(() -> new TimeoutException("no reply from the rate-limit backend within " + timeout));
     }
 
     private static long nowMicros() {

@@ -75,7 +75,7 @@ final class PolicyTable implements BatchFormat {
                 request.arg(a[b + f]);
             }
         }
-        if (simple(args, index) && named.stream().noneMatch(Policy::overrides)) {
+        if (simple(args, index) && !overrides(named)) {
             // one argument per call: the policy's index plus the number of policies times (cost - 1)
             request.arg(args[0][0].isEmpty() ? SIMPLE : SIMPLE + args[0][0]);
             long policies = named.size();
@@ -113,7 +113,7 @@ final class PolicyTable implements BatchFormat {
     /** A call naming a policy with overrides is also replied the values each of its policies applied. */
     @Override
     public int replyWidth(int keyCount, Object tag) {
-        return (Policy.anyOverrides((Policy[]) tag) ? 1 + 6 * keyCount : 1 + 4 * keyCount);
+        return Policy.anyOverrides((Policy[]) tag) ? 1 + 6 * keyCount : 1 + 4 * keyCount;
     }
 
     /** Every call {@link #repeatable}, at one time (a compact run has one). */
@@ -133,6 +133,16 @@ final class PolicyTable implements BatchFormat {
         String cost = args[2 + FIXED];
         return RepeatedCalls.read(i -> run.get(i).toLong(), at, calls, cost == SMALL[1] ? 1 : Long.parseLong(cost),
                 replies);
+    }
+
+    /** Whether one of the run's policies has overrides: its calls reply more than the compact form reads. */
+    private static boolean overrides(List<Policy> named) {
+        for (int i = 0; i < named.size(); i++) {
+            if (named.get(i).overrides()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Marks a run whose calls are all simple (see {@code batch.lua}). */
