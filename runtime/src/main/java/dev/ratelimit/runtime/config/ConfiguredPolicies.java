@@ -87,6 +87,11 @@ public final class ConfiguredPolicies {
                         lockout);
                 lockout.forEach(m -> problems.add(new PolicyProblem(Kind.VALUE, name, null, m)));
             }
+            String leaseProblem = PolicyValidator.leaseProblem(name, algorithm, p.lease(),
+                    CountedOutcomes.problem(p.count()) == null && CountedOutcomes.parse(p.count()).all(), values);
+            if (leaseProblem != null) {
+                problems.add(new PolicyProblem(Kind.VALUE, name, null, leaseProblem));
+            }
             for (String entry : p.exemptAddresses().orElse(List.of())) {
                 String problem = AddressBlocks.problem(entry);
                 if (problem != null) {
@@ -111,7 +116,8 @@ public final class ConfiguredPolicies {
                     long limit = v.limit().getAsInt();
                     return new Policy(name, algorithm, limit, v.window().get(), v.burst().isPresent()
                             ? v.burst().getAsInt() : limit, p.key(), shadow, failureMode, paths, methods,
-                            p.blockFor().orElse(Duration.ZERO), CountedOutcomes.parse(p.count()), p.overrides());
+                            p.blockFor().orElse(Duration.ZERO), CountedOutcomes.parse(p.count()), p.overrides(),
+                            PolicyValidator.leaseUnits(p.lease()));
                 };
                 resolved.put(name, policy.apply(values));
                 Map<String, Policy> named = new TreeMap<>();

@@ -108,6 +108,19 @@ public interface PolicyConfig {
     boolean overrides();
 
     /**
+     * Quota leasing for hot keys: `off` (every call decided in Redis), `auto` (slices of at most a tenth of the
+     * capacity) or the most units of one slice. A key this instance calls often enough is given a slice of its budget
+     * in one Redis call (charged there); calls are then admitted from it without a Redis call, and what it did not use
+     * is given back when it ends (100 ms at most, never past its window for `fixed-window` and
+     * `sliding-window-counter`), when the key cools down or when the application stops. Bound: beyond what the policy
+     * admits exactly, at most the units leased out and not yet used, across all instances (zero for the window
+     * algorithms). Applies to calls that check this policy alone and take no reservation; has no effect with
+     * `backend=local`. Not with `algorithm=concurrency` or `sliding-window-log`, nor with `count` other than `all`.
+     */
+    @WithDefault("off")
+    String lease();
+
+    /**
      * Client addresses this policy never counts: CIDR blocks (`10.0.0.0/8`, `fd00::/8`) and single addresses
      * (`127.0.0.1`, `::1`), matched against the address the `ip` key derives (behind trusted proxies, what the nearest
      * of them saw). Their requests are neither charged nor denied by this policy and carry none of its headers. An

@@ -22,10 +22,24 @@ import dev.ratelimit.runtime.algorithm.Algorithm;
  *        lock-out); never with {@code shadow}
  * @param counted the HTTP responses it counts ({@code count}); the others give their unit back
  * @param overrides whether a key's own values set at run time replace these ({@code overrides})
+ * @param lease quota leasing ({@code lease}): {@link #LEASE_OFF}, {@link #LEASE_AUTO} or the most units of a slice
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
         boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
-        CountedOutcomes counted, boolean overrides) {
+        CountedOutcomes counted, boolean overrides, long lease) {
+
+    /** {@code lease=off}: every call decided in Redis. */
+    public static final long LEASE_OFF = 0;
+    /** {@code lease=auto}: slices of at most a tenth of the capacity. */
+    public static final long LEASE_AUTO = -1;
+
+    /** A policy without quota leasing. */
+    public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
+            FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
+            CountedOutcomes counted, boolean overrides) {
+        this(name, algorithm, limit, window, burst, key, shadow, onFailure, paths, methods, blockFor, counted, overrides,
+                LEASE_OFF);
+    }
 
     /** A policy without overrides. */
     public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
@@ -76,7 +90,17 @@ public record Policy(String name, Algorithm algorithm, long limit, Duration wind
             return this;
         }
         return new Policy(name, algorithm, limit, Duration.ofNanos(windowMicros * 1000), burst, key, shadow, onFailure,
-                paths, methods, blockFor, counted, overrides);
+                paths, methods, blockFor, counted, overrides, lease);
+    }
+
+    /** Whether this instance may lease slices of its keys ({@code lease}). */
+    public boolean leases() {
+        return lease != LEASE_OFF;
+    }
+
+    /** The most units one slice holds: {@code lease=<n>} (at most the capacity), or a tenth of the capacity (at least 1) for {@code auto}. */
+    public long leaseMost() {
+        return lease > 0 ? Math.min(lease, capacity()) : lease == LEASE_AUTO ? Math.max(1, capacity() / 10) : 0;
     }
 
     /** Whether one of {@code policies} has overrides: a call naming it is replied the values that applied. */

@@ -189,4 +189,68 @@ public final class PolicyValidator {
                     subject, property));
         }
     }
+
+    /**
+     * What is wrong with a policy's quota leasing ({@code lease}), or null: {@code off}, {@code auto} or a whole number
+     * of units from 2 to the policy's capacity (a slice of one unit saves no call), and only where a slice can be
+     * bounded: not {@code concurrency} (a slot is no unit to lease), not {@code sliding-window-log} (each entry keeps
+     * its own instant, which a slice would move), not counting by outcome (each request is reserved and settled).
+     */
+    public static String leaseProblem(String policy, Algorithm algorithm, String lease, boolean countsAll,
+            LimitValues values) {
+        String property = property(policy, "lease");
+        String subject = "Policy '" + policy + "' has lease=" + lease;
+        long units;
+        try {
+            units = leaseUnits(lease);
+        } catch (IllegalArgumentException e) {
+            return String.format("%s: set %s to off, auto or the most units of one slice (a whole number)", subject,
+                    property);
+        }
+        if (units == Policy.LEASE_OFF) {
+            return null;
+        }
+        if (algorithm.holdsLeases()) {
+            return String.format("%s with algorithm=concurrency: a slot is held by one request, not a unit an instance "
+                    + "can lease; remove %s", subject, property);
+        }
+        if (algorithm == Algorithm.SLIDING_WINDOW_LOG) {
+            return String.format("%s with algorithm=sliding-window-log: the log keeps each request's own instant, which a "
+                    + "slice charged earlier would move; remove %s, or use sliding-window-counter or a bucket algorithm",
+                    subject, property);
+        }
+        if (!countsAll) {
+            return String.format("%s with count other than all: each request is reserved and settled by its outcome, "
+                    + "and none is admitted from a slice; remove %s or count all requests", subject, property);
+        }
+        if (units > 0) {
+            long capacity = algorithm.usesBurst() && values.burst().isPresent() ? values.burst().getAsInt()
+                    : values.limit().orElse(Integer.MAX_VALUE);
+            if (units < 2 || units > capacity) {
+                return String.format("%s: a slice holds from 2 units to the policy's capacity (%d); set %s within it, or "
+                        + "to auto", subject, capacity, property);
+            }
+        }
+        return null;
+    }
+
+    /** The units of {@code lease}: {@link Policy#LEASE_OFF}, {@link Policy#LEASE_AUTO} or a positive number. */
+    public static long leaseUnits(String lease) {
+        String v = lease.trim();
+        if (v.equalsIgnoreCase("off") || v.equalsIgnoreCase("false")) {
+            return Policy.LEASE_OFF;
+        }
+        if (v.equalsIgnoreCase("auto") || v.equalsIgnoreCase("true")) {
+            return Policy.LEASE_AUTO;
+        }
+        try {
+            long n = Long.parseLong(v);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("lease must be off, auto or a positive number of units, got '" + lease + "'");
+    }
 }
