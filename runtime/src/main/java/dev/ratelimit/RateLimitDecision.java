@@ -27,7 +27,12 @@ public final class RateLimitDecision {
         /** The backend failed and the failure mode denied the request. */
         FAILED_CLOSED,
         /** Denied locally because the same key was denied moments ago (no backend call). */
-        DENY_CACHE
+        DENY_CACHE,
+        /**
+         * Admitted from a slice of the key's budget this instance leased from Redis earlier ({@code lease}; no backend
+         * call).
+         */
+        LEASE
     }
 
     private final boolean allowed;

@@ -115,14 +115,22 @@ public class RateLimitProducer {
         return new ClientOptions();
     }
 
+    /** The limiter, once started: what is stopped at shutdown. */
+    private volatile DefaultRateLimiter started;
+
     /** Creates the limiter eagerly: an invalid configuration must fail the start (see {@link StartupChecks}). */
     void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter) {
+        started = limiter;
         LOG.debugf("Rate limiting ready: %d policies on the %s backend", limiter.policies().all().size(),
                 limiter.backend().name());
     }
 
     /** Closes what the backend opened: Vert.x outlives the application in dev mode, and would keep it open. */
     void onStop(@Observes ShutdownEvent event) {
+        DefaultRateLimiter limiter = started;
+        if (limiter != null) {
+            limiter.stop(); // leased slices go back while the backend is still open
+        }
         BackendProvider p = provider;
         if (p != null) {
             p.close();

@@ -19,6 +19,7 @@ import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.RedisKeys;
 import dev.ratelimit.runtime.backend.local.LocalBackend;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
+import dev.ratelimit.runtime.leasing.QuotaLeases;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
@@ -56,6 +57,8 @@ public class DefaultRateLimiter implements RateLimiter {
     private final RateLimitTracing tracing;
     /** Null with the local backend. */
     private final RemoteDecisions remote;
+    /** Null with the local backend, or when no policy leases. */
+    private final LeasedDecisions leased;
     private final Lease.Ids leaseIds = new Lease.Ids();
     private final RateLimitMetrics metrics;
     private final KeyOverrides overrides;
@@ -100,6 +103,13 @@ public class DefaultRateLimiter implements RateLimiter {
                 ? new RemoteDecisions(backend, timeout, new CallTimeouts(timeout, Infrastructure.getDefaultWorkerPool()),
                         breaker, denyCache, metrics, new FailureModes(backend.name(), local, timeout), counts, tracing)
                 : null;
+        boolean leasing = shared && policies.all().stream().anyMatch(Policy::leases);
+        if (leasing && denyCache != null) {
+            // slices give units back: the denials of a leasing policy are held briefly, on every instance
+            policies.all().stream().filter(Policy::leases).forEach(p -> denyCache.settles(p.name()));
+        }
+        this.leased = leasing ? new LeasedDecisions(remote, backend, timeout, counts, tracing, metrics,
+                config.denyCache().maxEntries(), Infrastructure.getDefaultWorkerPool()) : null;
         metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
         this.overrides = new KeyOverrides(policies, backend, local, keyPrefix, timeout, metrics);
     }
@@ -122,6 +132,18 @@ public class DefaultRateLimiter implements RateLimiter {
     /** The circuit breaker around the backend, or {@code null} (local backend, or disabled). */
     public CircuitBreaker circuitBreaker() {
         return breaker;
+    }
+
+    /** The slices of hot keys this instance holds, or {@code null} (local backend, or no policy with a lease). */
+    public QuotaLeases quotaLeases() {
+        return leased == null ? null : leased.leases();
+    }
+
+    /** Gives back the slices this instance holds (the application stops). */
+    public void stop() {
+        if (leased != null) {
+            leased.stop();
+        }
     }
 
     /** The cache of recent denials, or {@code null} (local backend, or disabled). */
@@ -213,6 +235,9 @@ public class DefaultRateLimiter implements RateLimiter {
         Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
         if (remote == null) {
             return decidedHere(ps, keys, costs, ids, false, (d, reply) -> d);
+        }
+        if (leased != null && ps.length == 1 && ps[0].leases()) {
+            return leased.decide(ps, keys, costs);
         }
         return remote.decide(ps, keys, costs, ids);
     }
@@ -310,6 +335,9 @@ public class DefaultRateLimiter implements RateLimiter {
             denyCache.forget(k);
         }
         local.forgetNow(k); // the state the local failure mode counted, or the local backend's own
+        if (leased != null) {
+            leased.forget(k); // a slice of this instance: the key starts afresh
+        }
         if (remote == null) {
             return Uni.createFrom().voidItem();
         }

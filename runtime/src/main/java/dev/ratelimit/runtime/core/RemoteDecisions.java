@@ -68,7 +68,7 @@ final class RemoteDecisions {
      * taking concurrency slots draws its lease from {@code leases} at each subscription (null: it takes none).
      */
     Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
-        return new RemoteDecision<>(ps, keys, costs, leases, false, (d, reply) -> d);
+        return new RemoteDecision<>(ps, keys, costs, costs, leases, false, (d, reply) -> d);
     }
 
     /**
@@ -77,7 +77,17 @@ final class RemoteDecisions {
      */
     <T> Uni<T> reserve(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases,
             BiFunction<RateLimitDecision, BackendReply, T> result) {
-        return new RemoteDecision<>(ps, keys, costs, leases, true, result);
+        return new RemoteDecision<>(ps, keys, costs, costs, leases, true, result);
+    }
+
+    /**
+     * A slice's charge ({@code lease}): a reservation of {@code slice} units for a call of {@code costs}. The deny
+     * cache and the failure modes answer for the call (its own costs); a slice Redis refuses is not a decision (the
+     * call is then decided alone, and counted then): {@code result} is given the reply with it.
+     */
+    <T> Uni<T> slice(Policy[] ps, String[] keys, long[] costs, long[] slice,
+            BiFunction<RateLimitDecision, BackendReply, T> result) {
+        return new RemoteDecision<>(ps, keys, costs, slice, null, true, result);
     }
 
     /**
@@ -89,17 +99,20 @@ final class RemoteDecisions {
         private final Policy[] ps;
         private final String[] keys;
         private final long[] costs;
+        /** The units charged in Redis: the call's {@link #costs}, or a slice's for a slice. */
+        private final long[] charged;
         /** Where each subscription draws the name of the slots its concurrency policies take; null without any. */
         private final Lease.Ids leases;
         /** A reservation's charge ({@link RateLimitBackend#reserve}) rather than a decision's. */
         private final boolean reserve;
         private final BiFunction<RateLimitDecision, BackendReply, T> result;
 
-        RemoteDecision(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases, boolean reserve,
+        RemoteDecision(Policy[] ps, String[] keys, long[] costs, long[] charged, Lease.Ids leases, boolean reserve,
                 BiFunction<RateLimitDecision, BackendReply, T> result) {
             this.ps = ps;
             this.keys = keys;
             this.costs = costs;
+            this.charged = charged;
             this.leases = leases;
             this.reserve = reserve;
             this.result = result;
@@ -174,7 +187,7 @@ final class RemoteDecisions {
             sentAt = System.nanoTime();
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
             AbstractUni.subscribe(request.reserve
-                    ? backend.reserve(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, lease)
+                    ? backend.reserve(ps, request.keys, request.charged, RateLimitBackend.BACKEND_CLOCK, lease)
                     : backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false, lease),
                     this);
             return null;
@@ -301,9 +314,12 @@ final class RemoteDecisions {
                 breaker.onSuccess(permit, now);
             }
             if (denyCache != null && !d.allowed()) {
-                denyCache.remember(ps, request.keys, request.costs, reply, sentAt);
+                denyCache.remember(ps, request.keys, request.charged, reply, sentAt);
             }
             decidedBy = reply;
+            if (request.charged != request.costs && !d.allowed()) {
+                return d; // a slice refused: no decision of the call, which is decided alone next
+            }
             return recorded(d, reply.runSize());
         }
 

@@ -34,6 +34,8 @@ public class MicrometerMetrics implements RateLimitMetrics {
     static final String RESOLVER_FAILURES = "ratelimit.resolver.failures";
     static final String SETTLEMENTS = "ratelimit.settlements";
     static final String SETTLED_UNITS = "ratelimit.settled.units";
+    static final String LEASE_SLICES = "ratelimit.lease.slices";
+    static final String LEASE_UNITS = "ratelimit.lease.units";
     static final String OVERRIDES = "ratelimit.overrides";
 
     private static final Outcome[] OUTCOMES = Outcome.values();
@@ -131,6 +133,32 @@ public class MicrometerMetrics implements RateLimitMetrics {
                     .register(registry)
                     .increment(Math.abs(units));
         }
+    }
+
+    @Override
+    public void leased(String policy, long units) {
+        // once per slice, which serves many decisions: looked up in the registry each time
+        Counter.builder(LEASE_SLICES)
+                .description("Slices of hot keys' budgets leased from the backend (lease), per policy")
+                .tag("policy", policy)
+                .register(registry)
+                .increment();
+        leaseUnits(policy, "leased", units);
+    }
+
+    @Override
+    public void leaseReturned(String policy, long units) {
+        leaseUnits(policy, "returned", units);
+    }
+
+    private void leaseUnits(String policy, String how, long units) {
+        Counter.builder(LEASE_UNITS)
+                .description("Units of leased slices, per policy: leased (charged in the backend) and returned "
+                        + "(not used, given back when the slice ended)")
+                .tag("policy", policy)
+                .tag("outcome", how)
+                .register(registry)
+                .increment(units);
     }
 
     @Override

@@ -98,6 +98,14 @@ public interface RateLimitMetrics {
     }
 
     /** A key of {@code policy} was given values of its own ({@code set}) or had them removed ({@code set}: false). */
+    /** A slice of {@code units} of a key of {@code policy} was leased from the backend ({@code lease}). */
+    default void leased(String policy, long units) {
+    }
+
+    /** A slice of {@code policy} ended with {@code units} it did not use, given back to the backend. */
+    default void leaseReturned(String policy, long units) {
+    }
+
     default void overridden(String policy, boolean set) {
     }
 }

@@ -23,7 +23,9 @@ public enum DecidedBy {
     /** Redis failed or was skipped, and {@code fail-closed} denied. */
     FAIL_CLOSED("fail-closed", Outcome.FAILED_CLOSED),
     /** Redis failed or was skipped, and the in-process limiter decided ({@code on-failure=local}). */
-    LOCAL_FALLBACK("local-fallback", Outcome.LOCAL_FALLBACK);
+    LOCAL_FALLBACK("local-fallback", Outcome.LOCAL_FALLBACK),
+    /** A slice of the key's budget leased from Redis ({@code lease}): counted as the backend's decisions are. */
+    LEASE("lease", null);
 
     private final String value;
     private final Outcome metricOutcome;
@@ -60,6 +62,8 @@ public enum DecidedBy {
                 return FAIL_OPEN;
             case FAILED_CLOSED:
                 return FAIL_CLOSED;
+            case LEASE:
+                return LEASE;
             default:
                 return localIsPrimary ? LOCAL : LOCAL_FALLBACK;
         }
