@@ -40,6 +40,7 @@ import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.ShutdownListenerBuildItem;
 import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.runtime.metrics.MetricsFactory;
@@ -179,6 +180,13 @@ class RateLimitProcessor {
                 recorder.addMethod(key, s.policy(), s.cost(), s.key(), s.settle());
             }
         }
+    }
+
+    /** Leased slices go back when the application begins to stop, while Redis connections are still open. */
+    @BuildStep
+    @Record(ExecutionTime.RUNTIME_INIT)
+    ShutdownListenerBuildItem giveBackLeases(RateLimitRecorder recorder) {
+        return new ShutdownListenerBuildItem(recorder.shutdownListener());
     }
 
     @BuildStep

@@ -116,7 +116,15 @@ public class RateLimitProducer {
     }
 
     /** The limiter, once started: what is stopped at shutdown. */
-    private volatile DefaultRateLimiter started;
+    private static volatile DefaultRateLimiter started;
+
+    /** Gives back the slices the started limiter leased, if any (the application stops; once is enough). */
+    static void stopStarted() {
+        DefaultRateLimiter limiter = started;
+        if (limiter != null) {
+            limiter.stop();
+        }
+    }
 
     /** Creates the limiter eagerly: an invalid configuration must fail the start (see {@link StartupChecks}). */
     void onStart(@Observes StartupEvent event, DefaultRateLimiter limiter) {
@@ -127,10 +135,8 @@ public class RateLimitProducer {
 
     /** Closes what the backend opened: Vert.x outlives the application in dev mode, and would keep it open. */
     void onStop(@Observes ShutdownEvent event) {
-        DefaultRateLimiter limiter = started;
-        if (limiter != null) {
-            limiter.stop(); // leased slices go back while the backend is still open
-        }
+        stopStarted(); // given back when the shutdown began (RateLimitRecorder.shutdownListener); what came since
+        started = null;
         BackendProvider p = provider;
         if (p != null) {
             p.close();

@@ -9,6 +9,7 @@ import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
 import dev.ratelimit.runtime.policy.RateLimitedMethods;
 import io.quarkus.runtime.annotations.Recorder;
+import io.quarkus.runtime.shutdown.ShutdownListener;
 
 /**
  * Hands what the build prepared to the runtime.
@@ -34,5 +35,22 @@ public class RateLimitRecorder {
     /** Records one {@code @RateLimit} of a method. */
     public void addMethod(String methodKey, String policy, int cost, String key, boolean settle) {
         RateLimitedMethods.add(methodKey, new RateLimitSpec(policy, cost, key, settle));
+    }
+
+    /**
+     * What gives back the leased slices when the application begins to stop ({@code lease}): before the HTTP server
+     * and the connections the backend opened on its event loops close, which happens before {@code ShutdownEvent}.
+     */
+    public ShutdownListener shutdownListener() {
+        return new ShutdownListener() {
+            @Override
+            public void preShutdown(ShutdownNotification notification) {
+                try {
+                    RateLimitProducer.stopStarted();
+                } finally {
+                    notification.done();
+                }
+            }
+        };
     }
 }

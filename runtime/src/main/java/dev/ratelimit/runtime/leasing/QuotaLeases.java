@@ -40,6 +40,8 @@ public final class QuotaLeases {
     private final ConcurrentMap<String, KeyLeasing> keys = new ConcurrentHashMap<>();
     private final Eviction eviction;
     private final LongSupplier nanoClock;
+    /** Set once every slice was given back at stop: no more slices are taken. */
+    private volatile boolean closed;
 
     /**
      * @param maxKeys the most keys followed at once (a slice forgotten to make room stays charged: never more admitted)
@@ -86,7 +88,7 @@ public final class QuotaLeases {
                 }
                 ending = k.end(key);
             }
-            long slice = k.sliceFor(policy, cost);
+            long slice = closed ? 0 : k.sliceFor(policy, cost);
             return new Ask(null, slice, ending);
         }
     }
@@ -155,8 +157,9 @@ public final class QuotaLeases {
         return ended;
     }
 
-    /** Ends every slice (the application stops); returns them to settle. */
+    /** Ends every slice and takes no more (the application stops); returns them to settle. */
     public List<Ending> endAll() {
+        closed = true;
         List<Ending> ended = new ArrayList<>();
         keys.forEach((key, k) -> {
             synchronized (k) {
