@@ -100,6 +100,7 @@ export class QwcRatelimitLive extends LitElement {
                         ? html`<span class="ok">reachable (${s.redisPingMs} ms)</span>`
                         : html`<span class="warn">unreachable: ${s.redisError}</span>`}</dd>` : ''}
                 <dt>Circuit breaker</dt><dd class="${s.circuitBreaker === 'closed' ? '' : 'warn'}">${s.circuitBreaker}</dd>
+                ${s.leasing ? html`<dt>Quota leasing</dt><dd>${s.leasing}</dd>` : ''}
                 <dt>Failure mode</dt>
                 <dd class="${s.failureModeAnswering ? 'warn' : ''}">
                     ${s.failureModeAnswering ? 'answering now' : 'not answering'}: ${s.failureModeReason}
@@ -178,6 +179,8 @@ export class QwcRatelimitLive extends LitElement {
                 ${r.allowed ? '' : html`<dt>Retry after</dt><dd>${seconds(r.retryAfterMillis)}</dd>`}
                 <dt>More quota in</dt><dd>${seconds(r.resetMillis)}</dd>
                 ${r.override ? html`<dt>Override</dt><dd>${r.override}</dd>` : ''}
+                ${r.leasedHere !== undefined ? html`<dt>Leased here</dt><dd>${r.leasedHere} units of a slice this
+                    instance holds, not used yet (Redis counts them as used until they are used or given back)</dd>` : ''}
                 ${r.note ? html`<dt>Note</dt><dd>${r.note}</dd>` : ''}
             </dl>`;
     }

@@ -59,6 +59,10 @@ abstract class LiveDevUiScenarios {
                 "quarkus.ratelimit.policies.partner.limit=3",
                 "quarkus.ratelimit.policies.partner.window=1h",
                 "quarkus.ratelimit.policies.partner.overrides=true",
+                "quarkus.ratelimit.policies.feed.limit=1000",
+                "quarkus.ratelimit.policies.feed.window=1h",
+                "quarkus.ratelimit.policies.feed.key=header:X-User",
+                "quarkus.ratelimit.policies.feed.lease=auto",
                 extra);
         return new QuarkusDevModeTest()
                 .withApplicationRoot(jar -> jar.addClass(Limited.class)
@@ -172,9 +176,9 @@ abstract class LiveDevUiScenarios {
     }
 
     void badInputIsAnsweredWithWhatToFix() throws Exception {
-        assertError(lookup("nope", "alice", null), "Unknown policy 'nope': the configured policies are api, partner, tiered");
+        assertError(lookup("nope", "alice", null), "Unknown policy 'nope': the configured policies are api, feed, partner, tiered");
         assertError(devUi.object("reset", Map.of("policy", "nope", "key", "alice")), "Unknown policy 'nope'");
-        assertError(lookup("", "alice", null), "Choose a policy: one of api, partner, tiered");
+        assertError(lookup("", "alice", null), "Choose a policy: one of api, feed, partner, tiered");
         assertError(lookup("api", " ", null), "Enter a key");
         assertError(devUi.object("reset", Map.of("policy", "api", "key", "")), "Enter a key");
         assertError(lookup("api", "alice", "gold"), "Policy 'api' has no plans: leave the plan empty");
@@ -193,6 +197,10 @@ abstract class LiveDevUiScenarios {
 
     void request(String user, int status) throws Exception {
         given().header("X-User", user).get(application.toURI().resolve("limited")).then().statusCode(status);
+    }
+
+    void feed(String user) throws Exception {
+        given().header("X-User", user).get(application.toURI().resolve("limited/feed")).then().statusCode(200);
     }
 
     static JsonObject row(JsonArray decisions, String policy) {
@@ -215,6 +223,13 @@ abstract class LiveDevUiScenarios {
         @GET
         @RateLimit("api")
         public String get() {
+            return "ok";
+        }
+
+        @GET
+        @Path("feed")
+        @RateLimit("feed")
+        public String feed() {
             return "ok";
         }
     }

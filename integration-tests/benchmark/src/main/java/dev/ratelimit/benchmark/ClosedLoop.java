@@ -34,7 +34,7 @@ final class ClosedLoop {
     private static final Logger LOG = Logger.getLogger(ClosedLoop.class);
 
     private final Operation operation;
-    private final int keyCount;
+    private final KeySet keySet;
     private final Recorder recorder = new Recorder(3);
     private final LongAdder succeeded = new LongAdder();
     /** Decided calls that were denied: counted rather than the admitted ones, so the common case, none, is exact. */
@@ -44,20 +44,21 @@ final class ClosedLoop {
     private volatile boolean running = true;
     private volatile Throwable lastFailure;
 
-    private ClosedLoop(Operation operation, int keyCount) {
+    private ClosedLoop(Operation operation, KeySet keySet) {
         this.operation = operation;
-        this.keyCount = keyCount;
+        this.keySet = keySet;
     }
 
     /**
-     * Runs {@code operation} with that many callers over {@code keyCount} keys (picked uniformly) and measures it,
-     * with the CPU time this process and Redis ({@code redisCpuSeconds}, its {@code used_cpu_user + used_cpu_sys})
-     * spent over the measured period, and what {@code counters} (null: none) counted over it. Caller {@code i}
-     * makes its first call on {@code starters[i % starters.size()]} (none: on this thread).
+     * Runs {@code operation} with that many callers over the keys of {@code keySet} (picked as it picks them) and
+     * measures it, with the CPU time this process and Redis ({@code redisCpuSeconds}, its {@code used_cpu_user +
+     * used_cpu_sys}) spent over the measured period, and what {@code counters} (null: none; calls per connection) and
+     * {@code tallies} (null: none; Redis commands, slices...) counted over it. Caller {@code i} makes its first call on
+     * {@code starters[i % starters.size()]} (none: on this thread).
      */
-    static Measurement run(Operation operation, int keyCount, int concurrency, long warmupMillis, long durationMillis,
-            List<Executor> starters, DoubleSupplier redisCpuSeconds, Supplier<long[]> counters) {
-        ClosedLoop loop = new ClosedLoop(operation, keyCount);
+    static Measurement run(Operation operation, KeySet keySet, int concurrency, long warmupMillis, long durationMillis,
+            List<Executor> starters, DoubleSupplier redisCpuSeconds, Supplier<long[]> counters, Supplier<long[]> tallies) {
+        ClosedLoop loop = new ClosedLoop(operation, keySet);
         for (int i = 0; i < concurrency; i++) {
             loop.inFlight.incrementAndGet();
             Caller caller = new Caller(loop);
@@ -73,6 +74,7 @@ final class ClosedLoop {
         loop.denied.reset();
         loop.failures.reset();
         long[] countedStart = counters == null ? new long[0] : counters.get();
+        long[] talliedStart = tallies == null ? new long[0] : tallies.get();
         double redisStart = redisCpuSeconds.getAsDouble();
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
@@ -88,12 +90,17 @@ final class ClosedLoop {
         for (int i = 0; i < counted.length; i++) {
             counted[i] -= i < countedStart.length ? countedStart[i] : 0;
         }
+        long[] tallied = tallies == null ? new long[0] : tallies.get();
+        for (int i = 0; i < tallied.length; i++) {
+            tallied[i] -= i < talliedStart.length ? talliedStart[i] : 0;
+        }
         loop.running = false;
         loop.drain();
         if (loop.lastFailure != null && failed > 0) {
             LOG.debugf("Last failure: %s", loop.lastFailure.toString());
         }
-        return new Measurement(h, ok, admitted, failed, elapsed, loop.lastFailure, cpu, redisCpu * 1e9, counted);
+        return new Measurement(h, ok, admitted, failed, elapsed, loop.lastFailure, cpu, redisCpu * 1e9, counted,
+                tallied);
     }
 
     /** CPU time of this whole process (every thread: callers, clients, GC, JIT), in nanoseconds. */
@@ -130,8 +137,7 @@ final class ClosedLoop {
         void next() {
             while (loop.running) {
                 state.set(ISSUING);
-                int n = loop.keyCount;
-                int key = n == 1 ? 0 : ThreadLocalRandom.current().nextInt(n);
+                int key = loop.keySet.next(ThreadLocalRandom.current());
                 startNanos = System.nanoTime();
                 try {
                     loop.operation.call(key, this);
@@ -189,10 +195,11 @@ final class ClosedLoop {
 
     /**
      * What one run measured: the latencies of the calls Redis decided, how many it decided and admitted, how
-     * many failed, and what the counters counted (per connection, say) over the measured period.
+     * many failed, and what the counters counted (per connection, say) and the tallies counted (Redis commands,
+     * slices: {@link LimiterSuite.Tally}) over the measured period.
      */
     record Measurement(Histogram histogram, long succeeded, long admitted, long failures, long elapsedNanos,
-            Throwable lastFailure, long jvmCpuNanos, double redisCpuNanos, long[] counted) {
+            Throwable lastFailure, long jvmCpuNanos, double redisCpuNanos, long[] counted, long[] tallied) {
 
         /** Calls answered by Redis, per second (failed and fallback calls excluded). */
         double decisionsPerSecond() {

@@ -18,6 +18,11 @@ import java.util.TreeSet;
  * @param repetitions how many times each cell of the limiter suite is measured, in rotated order; its row is the
  *        median ({@code bench.repetitions}, at least 1)
  * @param keys size of the spread key set; the other key set is one hot key ({@code bench.keys})
+ * @param keySets which key sets the limiter suite runs, in this order ({@code bench.keysets}): {@code hot} (one key),
+ *        {@code spread} ({@code keys} keys picked uniformly), {@code zipf} ({@code zipfKeys} keys picked with a Zipf
+ *        law of exponent {@code zipfExponent}: a few hot keys and a long tail)
+ * @param zipfKeys size of the Zipf key set ({@code bench.zipf.keys})
+ * @param zipfExponent exponent of the Zipf law ({@code bench.zipf.exponent})
  * @param suites which parts to run: {@code redis-cost}, {@code limiter}, {@code http} ({@code bench.suites})
  * @param contenders which rows of the limiter suite to run ({@code bench.contenders}; all by default)
  * @param httpConnections wrk connections ({@code bench.http.connections})
@@ -27,7 +32,7 @@ import java.util.TreeSet;
  *        {@code pinned} (Redis on cores of its own; see {@code run-http.sh}) ({@code bench.http.layout})
  */
 record Settings(long warmupMillis, long durationMillis, List<Integer> concurrency, int repetitions, int keys,
-        Set<String> suites, Set<String> contenders, int httpConnections, Path output, String redisUrl, String httpLayout) {
+        List<String> keySets, int zipfKeys, double zipfExponent, Set<String> suites, Set<String> contenders, int httpConnections, Path output, String redisUrl, String httpLayout) {
 
     static Settings fromSystemProperties() {
         return new Settings(
@@ -37,6 +42,9 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
                         .map(Integer::valueOf).toList(),
                 Math.max(1, Integer.parseInt(System.getProperty("bench.repetitions", "3"))),
                 Integer.parseInt(System.getProperty("bench.keys", "10000")),
+                keySets(System.getProperty("bench.keysets", "hot,spread")),
+                Integer.parseInt(System.getProperty("bench.zipf.keys", "100000")),
+                Double.parseDouble(System.getProperty("bench.zipf.exponent", "1.1")),
                 set(System.getProperty("bench.suites", "redis-cost,limiter,http")),
                 set(System.getProperty("bench.contenders", "")),
                 Integer.parseInt(System.getProperty("bench.http.connections", "64")),
@@ -73,6 +81,22 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
             return Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 60_000);
         }
         return Long.parseLong(t);
+    }
+
+    /** The key sets named, in order, each once; an unknown name is refused. */
+    private static List<String> keySets(String csv) {
+        List<String> out = new java.util.ArrayList<>();
+        for (String s : csv.split(",")) {
+            String k = s.trim().toLowerCase(Locale.ROOT);
+            if (k.isEmpty() || out.contains(k)) {
+                continue;
+            }
+            if (!List.of("hot", "spread", "zipf").contains(k)) {
+                throw new IllegalArgumentException("bench.keysets: unknown key set '" + k + "' (hot, spread, zipf)");
+            }
+            out.add(k);
+        }
+        return out;
     }
 
     private static Set<String> set(String csv) {

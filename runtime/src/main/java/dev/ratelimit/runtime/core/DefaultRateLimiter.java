@@ -134,6 +134,11 @@ public class DefaultRateLimiter implements RateLimiter {
         return breaker;
     }
 
+    /** The prefix of every key this limiter writes ({@code key-prefix}). */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
     /** The slices of hot keys this instance holds, or {@code null} (local backend, or no policy with a lease). */
     public QuotaLeases quotaLeases() {
         return leased == null ? null : leased.leases();

@@ -19,6 +19,8 @@ import dev.ratelimit.runtime.backend.KeyOverride;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.metrics.DecisionTally;
+import dev.ratelimit.runtime.backend.RedisKeys;
+import dev.ratelimit.runtime.leasing.QuotaLeases;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
 import dev.ratelimit.runtime.resilience.CircuitBreaker;
@@ -60,6 +62,11 @@ public class RateLimitJsonRpcService {
         status.put("backend", limiter.backend().name());
         status.put("reason", provider == null ? "" : provider.reason());
         status.put("failureModes", failureModes());
+        QuotaLeases leases = limiter.quotaLeases();
+        if (leases != null) {
+            status.put("leasing", leases.size() + " keys followed, " + leases.unusedUnits()
+                    + " units leased from Redis and not used yet (what this instance may admit beyond the policies)");
+        }
         if (!"redis".equals(limiter.backend().name())) {
             status.put("circuitBreaker", "none (in-process backend)");
             status.put("failureModeAnswering", false);
@@ -137,6 +144,9 @@ public class RateLimitJsonRpcService {
             row.put("key", p.key());
             row.put("plans", List.copyOf(new TreeMap<>(registry.plans(name)).keySet()));
             row.put("overrides", p.overrides());
+            row.put("lease", p.lease() == Policy.LEASE_OFF ? "off"
+                    : p.lease() == Policy.LEASE_AUTO ? "auto (slices of up to " + p.leaseMost() + ")"
+                            : "slices of up to " + p.leaseMost());
             rows.add(row);
         }
         return rows;
@@ -271,6 +281,10 @@ public class RateLimitJsonRpcService {
         state.put("windowMillis", d.window().toMillis());
         state.put("retryAfterMillis", d.retryAfter().toMillis());
         state.put("resetMillis", d.reset().toMillis());
+        QuotaLeases leases = limiter.quotaLeases();
+        if (leases != null && p.leases()) {
+            state.put("leasedHere", leases.unused(RedisKeys.key(limiter.keyPrefix(), p, key)));
+        }
         String note = KeyQuery.note(p.key(), key);
         if (note != null) {
             state.put("note", note);

@@ -184,6 +184,17 @@ public final class QuotaLeases {
         }
     }
 
+    /** The units of {@code key}'s live slice not used yet; 0 when this instance holds none. */
+    public long unused(String key) {
+        KeyLeasing k = keys.get(key);
+        if (k == null) {
+            return 0;
+        }
+        synchronized (k) {
+            return k.policy != null && nanoClock.getAsLong() - k.endsAt < 0 ? k.granted - k.used : 0;
+        }
+    }
+
     /** How many keys are followed (with or without a slice). */
     public int size() {
         return keys.size();

@@ -66,6 +66,26 @@ public class DecisionTally {
             public void resolverFailed(String policy, String resolver) {
                 next.resolverFailed(policy, resolver);
             }
+
+            @Override
+            public void settled(String policy, long units, boolean failed) {
+                next.settled(policy, units, failed);
+            }
+
+            @Override
+            public void overridden(String policy, boolean set) {
+                next.overridden(policy, set);
+            }
+
+            @Override
+            public void leased(String policy, long units) {
+                next.leased(policy, units);
+            }
+
+            @Override
+            public void leaseReturned(String policy, long units) {
+                next.leaseReturned(policy, units);
+            }
         };
     }
 
