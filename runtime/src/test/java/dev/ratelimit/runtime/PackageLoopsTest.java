@@ -80,13 +80,15 @@ class PackageLoopsTest {
                     "config", "policy")),
             Map.entry("resilience", Set.of("algorithm", "backend", "backend.local", "metrics", "policy", "vertx")),
             Map.entry("tracing", Set.of("resilience")),
-            Map.entry("core", Set.of("algorithm", "backend", "backend.local", "config", "metrics", "policy",
+            Map.entry("leasing", Set.of("backend", "backend.local", "policy")),
+            Map.entry("core", Set.of("algorithm", "backend", "backend.local", "config", "leasing", "metrics", "policy",
                     "resilience", "tracing")),
             Map.entry("http", Set.of("config", "core", "key", "metrics", "policy")),
             Map.entry("interceptor", Set.of("http", "policy")),
             Map.entry("openapi", Set.of("config", "http", "policy")),
             Map.entry("health", Set.of("backend", "config", "core", "resilience")),
-            Map.entry("devui", Set.of("", "backend", "config", "core", "key", "metrics", "policy", "resilience")));
+            Map.entry("devui", Set.of("", "backend", "config", "core", "key", "leasing", "metrics", "policy",
+                    "resilience")));
 
     @Test
     void eachPackageImportsOnlyWhatThePackageMapDraws() throws IOException {
