@@ -72,7 +72,7 @@ public class BenchmarkApplication implements QuarkusApplication {
                         ConfigProvider.getConfig().getOptionalValue("quarkus.ratelimit.redis.connections", Integer.class)
                                 .orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP));
                 cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME)), floors, redisUri, vertx, scripts,
-                        admin).measure();
+                        admin, tally).measure();
                 admin.call("FLUSHALL");
             }
             List<HttpBench.Row> http = List.of();

@@ -80,6 +80,27 @@ final class Contenders {
     }
 
     /**
+     * Our limiter, one policy with quota leasing ({@code lease}), through the public reactive API: a decision from
+     * the key's slice ({@code Source.LEASE}, made in this process) counts as one Redis made, since Redis granted the
+     * slice it came from. {@code inRedis} counts the decisions Redis made itself (a call that took a slice, or decided
+     * alone): counted on that path only, so a decision from a slice costs nothing more than in {@link #limiter}.
+     */
+    static Operation leasedLimiter(RateLimiter limiter, String policy, String[] identities,
+            java.util.concurrent.atomic.LongAdder inRedis) {
+        return (key, done) -> limiter.check(policy, identities[key]).subscribe().with(d -> {
+            RateLimitDecision.Source s = d.source();
+            if (s == RateLimitDecision.Source.LEASE) {
+                done.decided(d.allowed());
+            } else if (s == RateLimitDecision.Source.REDIS) {
+                inRedis.increment();
+                done.decided(d.allowed());
+            } else {
+                done.failed(null); // answered by the failure mode or the deny cache: not a Redis decision
+            }
+        }, done::failed);
+    }
+
+    /**
      * A diagnostic row: the backend {@code DefaultRateLimiter} calls (script, executor, connection),
      * without the limiter around it (timeout, circuit breaker, deny cache, decision objects).
      */

@@ -16,6 +16,10 @@ import dev.ratelimit.runtime.policy.Policy;
  * run to prove that every limited response was decided by Redis ({@code allowed}, never a failure mode's outcome).
  * The cost per decision is of Micrometer's order: one {@link LongAdder} per outcome, one for the backend latency; it
  * counts only while the HTTP suite runs ({@link #counting}), so the limiter suite measures as without metrics.
+ * <p>
+ * Quota leasing ({@code lease}) is counted always: the slices granted and the units they held, the slices that ended
+ * with units given back and those units. A slice is counted once, not per decision, so counting costs the limiter
+ * suite nothing it would notice; its leased rows read {@link #leasing} around each measured period.
  */
 @Singleton
 public class DecisionTally implements RateLimitMetrics {
@@ -26,6 +30,10 @@ public class DecisionTally implements RateLimitMetrics {
     /** Not read: recorded so that a decision costs here about what Micrometer's latency timer makes it cost. */
     private final LongAdder latencyNanos = new LongAdder();
     private final LongAdder backendCalls = new LongAdder();
+    private final LongAdder slices = new LongAdder();
+    private final LongAdder slicedUnits = new LongAdder();
+    private final LongAdder returns = new LongAdder();
+    private final LongAdder returnedUnits = new LongAdder();
     private volatile boolean counting;
 
     public DecisionTally() {
@@ -55,6 +63,25 @@ public class DecisionTally implements RateLimitMetrics {
 
     @Override
     public void backendError(String kind) {
+    }
+
+    @Override
+    public void leased(String policy, long units) {
+        slices.increment();
+        slicedUnits.add(units);
+    }
+
+    @Override
+    public void leaseReturned(String policy, long units) {
+        returns.increment();
+        returnedUnits.add(units);
+    }
+
+    /**
+     * Leasing so far, every policy: slices granted, the units they held, slices that gave units back, those units.
+     */
+    long[] leasing() {
+        return new long[] { slices.sum(), slicedUnits.sum(), returns.sum(), returnedUnits.sum() };
     }
 
     /** Counts from now on (or no longer). */

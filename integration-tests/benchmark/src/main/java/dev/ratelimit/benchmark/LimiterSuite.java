@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 import org.jboss.logging.Logger;
@@ -41,6 +42,13 @@ final class LimiterSuite {
     static final String BUCKET4J = "Bucket4j (Lettuce, CAS)";
     static final String BUCKET4J_BATCHING = "Bucket4j (Lettuce, CAS) batching";
     static final String OURS = "ours: ";
+    /**
+     * The suffix of our rows with quota leasing: {@code ours: token-bucket leased} decides on policy
+     * {@code token-bucket-leased}, the policy of {@code ours: token-bucket} with {@code lease=auto}.
+     */
+    static final String LEASED = " leased";
+    /** The algorithms measured with quota leasing too (a policy {@code <algorithm>-leased} each). */
+    static final List<String> LEASED_ALGORITHMS = List.of("token-bucket", "fixed-window");
     static final String BACKEND_ONLY = "diagnostic: backend only, token-bucket";
     static final String TIMEOUT_VERTX = "experiment: backend + ifNoItem (default scheduler)";
     static final String TIMEOUT_STPE = "experiment: backend + ifNoItem (ScheduledThreadPoolExecutor)";
@@ -55,17 +63,22 @@ final class LimiterSuite {
 
     /**
      * One cell: the median of its repetitions for every figure, the range of decisions per second, and the
-     * sums of what was counted (failed, decided and admitted calls; calls per connection, when counted).
-     * CPU figures are per decision; NaN when no call was decided.
+     * sums of what was counted (failed, decided and admitted calls; calls per connection, when counted; the
+     * {@link Tally} figures), and the decisions per second of each repetition in the order they ran
+     * ({@code rates}: a leased row and its plain row, measured in the same repetitions, are compared pair by pair).
+     * CPU figures are per decision; NaN when no call was decided. {@code leased}: a row with quota leasing, whose
+     * decisions Redis made itself were counted.
      */
     record Row(String keySet, int keys, int concurrency, String contender, double decisionsPerSecond, double p50,
             double p99, double p999, long failures, double jvmCpuMicros, double redisCpuMicros,
             double minDecisionsPerSecond, double maxDecisionsPerSecond, int repetitions, long decided, long admitted,
-            long[] callsPerConnection) {
+            long[] callsPerConnection, long[] tallied, List<Double> rates, boolean leased) {
 
-        static Row of(String keySet, int keys, int concurrency, String contender, List<ClosedLoop.Measurement> runs) {
+        static Row of(String keySet, int keys, int concurrency, String contender, List<ClosedLoop.Measurement> runs,
+                boolean leased) {
             long failures = 0, decided = 0, admitted = 0;
             long[] perConnection = new long[0];
+            long[] tallied = new long[Tally.SIZE];
             for (ClosedLoop.Measurement m : runs) {
                 failures += m.failures();
                 decided += m.succeeded();
@@ -76,6 +89,9 @@ final class LimiterSuite {
                 for (int i = 0; i < m.counted().length; i++) {
                     perConnection[i] += m.counted()[i];
                 }
+                for (int i = 0; i < Math.min(tallied.length, m.tallied().length); i++) {
+                    tallied[i] += m.tallied()[i];
+                }
             }
             List<Double> rates = runs.stream().map(ClosedLoop.Measurement::decisionsPerSecond).toList();
             return new Row(keySet, keys, concurrency, contender, median(rates),
@@ -84,7 +100,28 @@ final class LimiterSuite {
                     median(runs.stream().map(ClosedLoop.Measurement::jvmCpuMicrosPerCall).toList()),
                     median(runs.stream().map(ClosedLoop.Measurement::redisCpuMicrosPerCall).toList()),
                     rates.stream().mapToDouble(d -> d).min().orElse(0), rates.stream().mapToDouble(d -> d).max().orElse(0),
-                    runs.size(), decided, admitted, perConnection);
+                    runs.size(), decided, admitted, perConnection, tallied, rates, leased);
+        }
+
+        /** A {@link Tally} figure over the decisions made; NaN when none was made. */
+        double perDecision(int tally) {
+            return decided == 0 ? Double.NaN : (double) tallied[tally] / decided;
+        }
+
+        /** The share of the decisions made from a slice, without a Redis call (leased rows). */
+        double fromSlice() {
+            return decided == 0 ? Double.NaN : 1.0 - (double) tallied[Tally.DECIDED_IN_REDIS] / decided;
+        }
+
+        /** The mean units of a slice granted (leased rows); NaN when none was. */
+        double unitsPerSlice() {
+            return tallied[Tally.SLICES] == 0 ? Double.NaN : (double) tallied[Tally.SLICED_UNITS] / tallied[Tally.SLICES];
+        }
+
+        /** The share of the leased units given back unused (leased rows); NaN when none was leased. */
+        double returnedShare() {
+            return tallied[Tally.SLICED_UNITS] == 0 ? Double.NaN
+                    : (double) tallied[Tally.RETURNED_UNITS] / tallied[Tally.SLICED_UNITS];
         }
 
         /** Whether every call Redis decided was an admission, as every contender is set up to give. */
@@ -131,6 +168,7 @@ final class LimiterSuite {
     private final Vertx vertx;
     private final LuaScriptRegistry scripts;
     private final RespClient admin;
+    private final DecisionTally tally;
     /** One context on each Vert.x event loop: where the callers start. */
     private final List<Executor> eventLoops = new ArrayList<>();
 
@@ -140,8 +178,10 @@ final class LimiterSuite {
      *        Redis client, for the floors
      */
     LimiterSuite(Settings settings, DefaultRateLimiter limiter, LuaScriptExecutor ceilingExecutor,
-            LuaScriptExecutor floorExecutor, String redisUri, Vertx vertx, LuaScriptRegistry scripts, RespClient admin) {
+            LuaScriptExecutor floorExecutor, String redisUri, Vertx vertx, LuaScriptRegistry scripts, RespClient admin,
+            DecisionTally tally) {
         this.admin = admin;
+        this.tally = tally;
         this.settings = settings;
         this.limiter = limiter;
         this.ceilingExecutor = ceilingExecutor;
@@ -174,8 +214,10 @@ final class LimiterSuite {
                 .setMaxPoolSize(64).setMaxPoolWaiting(1024));
         Map<String, Shape> shapes = new HashMap<>();
         int maxConcurrency = settings.concurrency().stream().mapToInt(i -> i).max().getAsInt();
-        for (int keys : new int[] { 1, settings.keys() }) {
-            String keySet = keys == 1 ? "hot key" : String.format("%,d keys", keys);
+        for (String kind : settings.keySets()) {
+            KeySet keySet = KeySet.of(kind, settings);
+            int keys = keySet.size();
+            LOG.infof("Key set %s: the hottest key takes %.2f%% of the calls", keySet.name(), 100 * keySet.hottestShare());
             String[] ids = Contenders.identities(keys);
             List<Contenders.Peer> peers = new ArrayList<>();
             Contenders.Peer redisson = peer(peers, REDISSON, () -> Contenders.redisson(redisUri, ids));
@@ -191,6 +233,14 @@ final class LimiterSuite {
                     for (Algorithm a : Contenders.RATE_ALGORITHMS) {
                         add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
                     }
+                    for (String a : LEASED_ALGORITHMS) {
+                        String name = OURS + a + LEASED;
+                        if (settings.measures(name)) {
+                            LongAdder inRedis = new LongAdder();
+                            group.add(new Contender(name, Contenders.leasedLimiter(limiter, a + "-leased", ids, inRedis),
+                                    null, null, inRedis));
+                        }
+                    }
                     add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));
                     add(group, TIMEOUT_VERTX, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, null));
                     add(group, TIMEOUT_STPE, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, TIMER));
@@ -205,21 +255,21 @@ final class LimiterSuite {
                                 // one executor per shape for the whole run: an executor keeps its connections
                                 Shape shape = shapes.computeIfAbsent(name, n -> new Shape(vertx.getDelegate(), redisUri, scripts, s[0], s[1]));
                                 group.add(new Contender(name, Contenders.backend(shape.backend,
-                                        limiter.policies().get("token-bucket"), ids), null, null));
+                                        limiter.policies().get("token-bucket"), ids), null, null, null));
                             }
                         }
                     }
                     if (redisson != null) {
-                        group.add(new Contender(REDISSON, redisson.operation(), redisson.prepare(), null));
+                        group.add(new Contender(REDISSON, redisson.operation(), redisson.prepare(), null, null));
                     }
                     if (bucket4j != null) {
-                        group.add(new Contender(BUCKET4J, bucket4j.operation(), bucket4j.prepare(), null));
+                        group.add(new Contender(BUCKET4J, bucket4j.operation(), bucket4j.prepare(), null, null));
                     }
                     if (bucket4jBatching != null) {
                         group.add(new Contender(BUCKET4J_BATCHING, bucket4jBatching.operation(), bucket4jBatching.prepare(),
-                                null));
+                                null, null));
                     }
-                    rows.addAll(measure(keySet, keys, concurrency, group));
+                    rows.addAll(measure(keySet, concurrency, group));
                 }
             } finally {
                 for (Contenders.Peer p : peers) {
@@ -235,7 +285,8 @@ final class LimiterSuite {
      * each repetition runs them all, one after the other, starting at another place of the list, so no
      * contender always follows the same one or always runs first (when the machine, shared, may be quieter).
      */
-    private List<Row> measure(String keySet, int keys, int concurrency, List<Contender> group) {
+    private List<Row> measure(KeySet keys, int concurrency, List<Contender> group) {
+        String keySet = keys.name();
         int n = group.size();
         int repetitions = settings.repetitions();
         Map<String, List<ClosedLoop.Measurement>> samples = new LinkedHashMap<>();
@@ -246,17 +297,19 @@ final class LimiterSuite {
             int first = n == 0 ? 0 : r * n / repetitions;
             for (int i = 0; i < n; i++) {
                 Contender c = group.get((first + i) % n);
-                samples.get(c.name()).add(cell(keySet, concurrency, keys, c, r + 1));
+                samples.get(c.name()).add(cell(concurrency, keys, c, r + 1));
             }
         }
         List<Row> rows = new ArrayList<>();
         for (Contender c : group) {
-            Row row = Row.of(keySet, keys, concurrency, c.name(), samples.get(c.name()));
-            LOG.infof("%-9s %3d callers  %-34s median of %d: %,9.0f /s (%,.0f-%,.0f)  p99 %,7.0f us  admitted %d of %d%s%s",
+            Row row = Row.of(keySet, keys.size(), concurrency, c.name(), samples.get(c.name()), c.inRedis() != null);
+            LOG.infof("%-9s %3d callers  %-34s median of %d: %,9.0f /s (%,.0f-%,.0f)  p99 %,7.0f us  admitted %d of %d%s%s"
+                    + "  Redis commands/decision %.4f%s",
                     keySet, concurrency, c.name(), row.repetitions(), row.decisionsPerSecond(), row.minDecisionsPerSecond(),
                     row.maxDecisionsPerSecond(), row.p99(), row.admitted(), row.decided(),
                     row.failures() > 0 ? ", " + row.failures() + " failed" : "",
-                    row.callsPerConnection().length > 0 ? ", calls per connection " + row.connectionShares() : "");
+                    row.callsPerConnection().length > 0 ? ", calls per connection " + row.connectionShares() : "",
+                    row.perDecision(Tally.REDIS_COMMANDS), row.leased() ? leasing(row.tallied(), row.decided()) : "");
             rows.add(row);
         }
         return rows;
@@ -265,7 +318,7 @@ final class LimiterSuite {
     /** Adds a contender of ours, or a reference, if {@code bench.contenders} selects it. */
     private void add(List<Contender> group, String name, Supplier<Operation> operation) {
         if (settings.measures(name)) {
-            group.add(new Contender(name, operation.get(), null, null));
+            group.add(new Contender(name, operation.get(), null, null, null));
         }
     }
 
@@ -279,28 +332,73 @@ final class LimiterSuite {
     }
 
     /** One measured run of one contender, from a Redis emptied of every other contender's keys. */
-    private ClosedLoop.Measurement cell(String keySet, int concurrency, int keys, Contender c, int repetition) {
+    private ClosedLoop.Measurement cell(int concurrency, KeySet keys, Contender c, int repetition) {
         admin.call("FLUSHALL");
         if (c.prepare() != null) {
             c.prepare().run();
         }
+        LongAdder inRedis = c.inRedis();
+        Supplier<long[]> tallies = () -> {
+            long[] redis = redisCommands(admin);
+            long[] leasing = tally.leasing();
+            long[] t = new long[Tally.SIZE];
+            t[Tally.REDIS_COMMANDS] = redis[0];
+            t[Tally.SCRIPT_CALLS] = redis[1];
+            System.arraycopy(leasing, 0, t, Tally.SLICES, leasing.length);
+            t[Tally.DECIDED_IN_REDIS] = inRedis == null ? 0 : inRedis.sum();
+            return t;
+        };
         ClosedLoop.Measurement m = ClosedLoop.run(c.operation(), keys, concurrency, settings.warmupMillis(),
-                settings.durationMillis(), eventLoops, this::redisCpuSeconds, c.counters());
-        LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f Redis %.1f us%s%s",
-                keySet, concurrency, c.name(), repetition, m.decisionsPerSecond(), m.micros(50), m.micros(99), m.micros(99.9),
+                settings.durationMillis(), eventLoops, this::redisCpuSeconds, c.counters(), tallies);
+        LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f Redis %.1f us"
+                + "  Redis commands/decision %.4f%s%s%s",
+                keys.name(), concurrency, c.name(), repetition, m.decisionsPerSecond(), m.micros(50), m.micros(99), m.micros(99.9),
                 m.jvmCpuMicrosPerCall(), m.redisCpuMicrosPerCall(),
+                m.succeeded() == 0 ? Double.NaN : (double) m.tallied()[Tally.REDIS_COMMANDS] / m.succeeded(),
+                inRedis != null ? leasing(m.tallied(), m.succeeded()) : "",
                 m.admitted() != m.succeeded() ? "  ADMITTED " + m.admitted() + " of " + m.succeeded() : "",
                 m.failures() > 0 ? "  FAILED " + m.failures() + " (" + m.lastFailure() + ")" : "");
         ClosedLoop.sleep(300); // let the last replies and the GC settle before the next contender
         return m;
     }
 
+    /** What a leased cell counted: slices per decision, the share decided from a slice, units per slice. */
+    private static String leasing(long[] t, long decided) {
+        return String.format(Locale.ROOT, "  slices/decision %.5f  from a slice %.2f%%  units/slice %,.0f  given back %.1f%%",
+                decided == 0 ? Double.NaN : (double) t[Tally.SLICES] / decided,
+                decided == 0 ? Double.NaN : 100.0 * (decided - t[Tally.DECIDED_IN_REDIS]) / decided,
+                t[Tally.SLICES] == 0 ? Double.NaN : (double) t[Tally.SLICED_UNITS] / t[Tally.SLICES],
+                t[Tally.SLICED_UNITS] == 0 ? Double.NaN : 100.0 * t[Tally.RETURNED_UNITS] / t[Tally.SLICED_UNITS]);
+    }
+
     /**
-     * A row of the suite: an operation, what it needs done after a {@code FLUSHALL} (null: nothing), and
-     * the calls it sent per connection so far (null: not counted).
+     * A row of the suite: an operation, what it needs done after a {@code FLUSHALL} (null: nothing), the calls it
+     * sent per connection so far (null: not counted), and for a leased row the decisions Redis made itself so far
+     * (null: not a leased row).
      */
     private record Contender(String name, Operation operation, Runnable prepare,
-            Supplier<long[]> counters) {
+            Supplier<long[]> counters, LongAdder inRedis) {
+    }
+
+    /**
+     * What every cell counts over its measured period besides the calls ({@link ClosedLoop.Measurement#tallied}), by
+     * index: the commands Redis ran ({@code INFO commandstats}, every command but the {@code INFO} this suite sends),
+     * its script and function calls ({@code EVALSHA}, {@code EVAL}, {@code FCALL}), the slices the limiter leased and
+     * their units, the slices that ended with units given back and those units ({@link DecisionTally#leasing}), and
+     * for leased rows the decisions Redis made itself rather than a slice.
+     */
+    static final class Tally {
+        static final int REDIS_COMMANDS = 0;
+        static final int SCRIPT_CALLS = 1;
+        static final int SLICES = 2;
+        static final int SLICED_UNITS = 3;
+        static final int RETURNS = 4;
+        static final int RETURNED_UNITS = 5;
+        static final int DECIDED_IN_REDIS = 6;
+        static final int SIZE = 7;
+
+        private Tally() {
+        }
     }
 
     /** The backend on an executor of its own shape (connections one per event loop, up to the bound). */
@@ -327,6 +425,28 @@ final class LimiterSuite {
             }
         }
         return seconds;
+    }
+
+    /**
+     * Commands Redis has run so far, every one but {@code INFO}, and of them the script and function calls
+     * ({@code EVALSHA}, {@code EVAL}, {@code FCALL}): the {@code calls} of {@code INFO commandstats}.
+     */
+    static long[] redisCommands(RespClient admin) {
+        long commands = 0;
+        long scripts = 0;
+        for (String line : admin.callString("INFO", "commandstats").split("\r?\n")) {
+            if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:")) {
+                continue;
+            }
+            int start = line.indexOf("calls=") + "calls=".length();
+            long calls = Long.parseLong(line.substring(start, line.indexOf(',', start)));
+            commands += calls;
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
+                    || line.startsWith("cmdstat_fcall:")) {
+                scripts += calls;
+            }
+        }
+        return new long[] { commands, scripts };
     }
 
     /**

@@ -137,18 +137,51 @@ final class Report {
             md.append("CPU per decision: what this JVM (every thread: callers, clients, GC, JIT) and Redis (`INFO cpu`) spent"
                     + " over the measured period, divided by the decisions made; less noisy than decisions/s on a shared"
                     + " machine, and it says which side a contender spends in.\n\n");
+            md.append("Redis commands per decision: the commands Redis ran over the measured periods (`INFO commandstats`,"
+                    + " every command but the `INFO` the suite sends), divided by the decisions made; below 1 where a"
+                    + " script call carries several decisions or a decision needs none (a leased slice).\n\n");
             md.append("| key set | callers | contender | decisions/s | min–max | vs floor | p50 µs | p99 µs | p99.9 µs | failed"
-                    + " | admitted | JVM CPU µs/decision | Redis CPU µs/decision |\n");
-            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    + " | admitted | JVM CPU µs/decision | Redis CPU µs/decision | Redis commands/decision |\n");
+            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (LimiterSuite.Row r : cells) {
                 Optional<LimiterSuite.Row> floor = find(r.keySet(), r.concurrency(), Floors.BATCH_GET_SET);
-                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %s | %s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %s | %s | %s | %s |%n",
                         r.keySet(), r.concurrency(), r.contender(), r.decisionsPerSecond(), r.minDecisionsPerSecond(),
                         r.maxDecisionsPerSecond(),
                         floor.map(f -> pct(r.decisionsPerSecond() / f.decisionsPerSecond())).orElse(""), r.p50(),
-                        r.p99(), r.p999(), r.failures(), admitted(r), micros(r.jvmCpuMicros()), micros(r.redisCpuMicros())));
+                        r.p99(), r.p999(), r.failures(), admitted(r), micros(r.jvmCpuMicros()), micros(r.redisCpuMicros()),
+                        perDecision(r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS))));
             }
             md.append('\n');
+            List<Leasing> leasing = leasing();
+            if (!leasing.isEmpty()) {
+                md.append("### Quota leasing\n\n");
+                md.append("`ours: <algorithm> leased`: the policy of `ours: <algorithm>` with `lease=auto` (slices of at most a"
+                        + " tenth of the capacity). Pair ratio: within each repetition, the leased row's decisions/s over"
+                        + " the plain row's (the two ran in the same repetition, one after the other or a few cells apart);"
+                        + " the median over the repetitions, with its range. From a slice: the decisions made in this"
+                        + " process from a slice (`Source.LEASE`), no Redis call. Slices per decision: the slices Redis"
+                        + " granted (`RateLimitMetrics.leased`) over the decisions; given back: the share of the leased"
+                        + " units returned unused when their slice ended.\n\n");
+                md.append("| key set | callers | contender | decisions/s | plain decisions/s | pair ratio (min–max) | from a slice"
+                        + " | slices/decision | units/slice | given back | Redis commands/decision | script calls/decision |\n");
+                md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (Leasing l : leasing) {
+                    LimiterSuite.Row r = l.leased();
+                    md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                            r.keySet(), r.concurrency(), r.contender(), r.decisionsPerSecond(),
+                            l.plain() == null ? "" : String.format(Locale.ROOT, "%,.0f", l.plain().decisionsPerSecond()),
+                            l.ratios().isEmpty() ? "" : String.format(Locale.ROOT, "%.2f× (%.2f–%.2f)", l.ratio(),
+                                    l.ratioMin(), l.ratioMax()),
+                            Double.isNaN(r.fromSlice()) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", 100 * r.fromSlice()),
+                            perDecision(r.perDecision(LimiterSuite.Tally.SLICES)),
+                            Double.isNaN(r.unitsPerSlice()) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.unitsPerSlice()),
+                            Double.isNaN(r.returnedShare()) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100 * r.returnedShare()),
+                            perDecision(r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS)),
+                            perDecision(r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS))));
+                }
+                md.append('\n');
+            }
             List<LimiterSuite.Row> counted = cells.stream().filter(r -> r.callsPerConnection().length > 0).toList();
             if (!counted.isEmpty()) {
                 md.append("### Calls per connection\n\n");
@@ -240,6 +273,25 @@ final class Report {
         List<String[]> out = new ArrayList<>();
         int c = cells.isEmpty() ? 0 : maxConcurrency();
         List<String> keySets = keySets();
+        for (Leasing l : leasing()) {
+            LimiterSuite.Row r = l.leased();
+            if (r.concurrency() != c) {
+                continue;
+            }
+            if (l.plain() != null && !l.ratios().isEmpty() && r.keys() == 1) {
+                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≥ 3× %s", r.contender(), c,
+                        r.keySet(), l.plain().contender()),
+                        String.format(Locale.ROOT, "%.2f× (pairs %.2f–%.2f; %,.0f vs %,.0f/s)", l.ratio(), l.ratioMin(),
+                                l.ratioMax(), r.decisionsPerSecond(), l.plain().decisionsPerSecond()),
+                        mark(l.ratio() >= 3) });
+            }
+            double calls = r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS);
+            out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≤ 0.01 Redis calls per decision",
+                    r.contender(), c, r.keySet()),
+                    String.format(Locale.ROOT, "%s commands (%s slices) per decision",
+                            perDecision(calls), perDecision(r.perDecision(LimiterSuite.Tally.SLICES))),
+                    r.keys() == 1 ? mark(calls <= 0.01) : "(target set for the hot key)" });
+        }
         for (String keySet : keySets) {
             Optional<LimiterSuite.Row> floor = find(keySet, c, Floors.BATCH_GET_SET);
             if (floor.isEmpty()) {
@@ -461,9 +513,49 @@ final class Report {
         return cost.stream().filter(r -> !RedisCost.FLOOR.equals(r.algorithm())).toList();
     }
 
+    /** Our rows deciding every call in Redis (leased rows apart: the targets against the floor and peers are theirs). */
     private List<LimiterSuite.Row> ours(String keySet, int concurrency) {
         return cells.stream().filter(r -> r.keySet().equals(keySet) && r.concurrency() == concurrency
-                && r.contender().startsWith(LimiterSuite.OURS)).toList();
+                && r.contender().startsWith(LimiterSuite.OURS) && !r.leased()).toList();
+    }
+
+    /**
+     * A leased row, its plain row (the same contender name without {@code leased}; null when it did not run) and the
+     * ratios of their decisions/s repetition by repetition.
+     */
+    record Leasing(LimiterSuite.Row leased, LimiterSuite.Row plain, List<Double> ratios) {
+        double ratio() {
+            return LimiterSuite.Row.median(ratios);
+        }
+
+        double ratioMin() {
+            return ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        }
+
+        double ratioMax() {
+            return ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        }
+    }
+
+    private List<Leasing> leasing() {
+        List<Leasing> out = new ArrayList<>();
+        for (LimiterSuite.Row r : cells) {
+            if (!r.leased()) {
+                continue;
+            }
+            String plainName = r.contender().endsWith(LimiterSuite.LEASED)
+                    ? r.contender().substring(0, r.contender().length() - LimiterSuite.LEASED.length())
+                    : r.contender();
+            LimiterSuite.Row plain = find(r.keySet(), r.concurrency(), plainName).orElse(null);
+            List<Double> ratios = new ArrayList<>();
+            if (plain != null) {
+                for (int i = 0; i < Math.min(r.rates().size(), plain.rates().size()); i++) {
+                    ratios.add(r.rates().get(i) / plain.rates().get(i));
+                }
+            }
+            out.add(new Leasing(r, plain, ratios));
+        }
+        return out;
     }
 
     private Optional<LimiterSuite.Row> find(String keySet, int concurrency, String contender) {
@@ -486,21 +578,36 @@ final class Report {
     /**
      * One line per cell, medians of its repetitions. The columns after {@code redis_cpu_us_per_call} came later and
      * are only added at the end: the range of decisions/s, the repetitions, the calls decided and admitted (sums
-     * over the measured periods), and the calls each connection carried when counted ({@code 120/118}, else empty).
+     * over the measured periods), and the calls each connection carried when counted ({@code 120/118}, else empty);
+     * then the decisions/s of each repetition in the order they ran ({@code /}-separated), Redis commands and script
+     * calls per decision (every row), and for leased rows the slices per decision, the share of decisions made from a
+     * slice, the mean units per slice and the share of leased units given back (empty for other rows).
      * CPU is per decision; {@code NaN} when no call was decided.
      */
     private String csv() {
         StringBuilder out = new StringBuilder(
                 "key_set,callers,contender,decisions_per_s,p50_us,p99_us,p999_us,failed,jvm_cpu_us_per_call,redis_cpu_us_per_call,"
-                        + "decisions_per_s_min,decisions_per_s_max,repetitions,decided,admitted,calls_per_connection\n");
+                        + "decisions_per_s_min,decisions_per_s_max,repetitions,decided,admitted,calls_per_connection,"
+                        + "decisions_per_s_runs,redis_commands_per_decision,script_calls_per_decision,slices_per_decision,"
+                        + "from_slice_share,units_per_slice,returned_share\n");
         for (LimiterSuite.Row r : cells) {
             // contender names may hold commas: quoted, as CSV has it
-            out.append(String.format(Locale.ROOT, "%s,%d,\"%s\",%.1f,%.0f,%.0f,%.0f,%d,%.2f,%.2f,%.1f,%.1f,%d,%d,%d,%s%n",
+            out.append(String.format(Locale.ROOT, "%s,%d,\"%s\",%.1f,%.0f,%.0f,%.0f,%d,%.2f,%.2f,%.1f,%.1f,%d,%d,%d,%s",
                     r.keySet().replace(",", ""), r.concurrency(), r.contender(), r.decisionsPerSecond(), r.p50(), r.p99(),
                     r.p999(), r.failures(), r.jvmCpuMicros(), r.redisCpuMicros(), r.minDecisionsPerSecond(),
                     r.maxDecisionsPerSecond(), r.repetitions(), r.decided(), r.admitted(),
                     java.util.Arrays.stream(r.callsPerConnection()).mapToObj(Long::toString)
                             .collect(java.util.stream.Collectors.joining("/"))));
+            out.append(String.format(Locale.ROOT, ",%s,%.5f,%.5f", r.rates().stream()
+                    .map(x -> String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining("/")),
+                    r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS), r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS)));
+            if (r.leased()) {
+                out.append(String.format(Locale.ROOT, ",%.6f,%.6f,%.1f,%.4f", r.perDecision(LimiterSuite.Tally.SLICES),
+                        r.fromSlice(), r.unitsPerSlice(), r.returnedShare()));
+            } else {
+                out.append(",,,,");
+            }
+            out.append(System.lineSeparator());
         }
         return out.toString();
     }
@@ -509,6 +616,12 @@ final class Report {
     private static String admitted(LimiterSuite.Row r) {
         String text = String.format(Locale.ROOT, "%,d of %,d", r.admitted(), r.decided());
         return r.allAdmitted() ? text : "**" + text + "**";
+    }
+
+    /** A count per decision, e.g. Redis commands; n/a when nothing was decided. */
+    private static String perDecision(double value) {
+        return Double.isNaN(value) ? "n/a" : value >= 0.1 ? String.format(Locale.ROOT, "%.2f", value)
+                : String.format(Locale.ROOT, "%.5f", value);
     }
 
     /** A CPU figure; n/a when nothing was decided. */
