@@ -185,6 +185,63 @@ class ClusterDecisionsTest {
         assertEquals(3, perPrimary.size(), () -> "every primary got keys: " + perPrimary);
     }
 
+    /**
+     * Calls made together on an event loop while others are in flight go in runs of one slot each: the burst on a hot
+     * key is decided in runs of many (as on one Redis), calls on keys of other slots go in runs of their own (no
+     * CROSSSLOT), and every policy stays exact: 100 of 300 on the hot key, each other key its own 2 of 3.
+     */
+    @Test
+    void concurrentCallsGoInRunsOfOneSlotAndStayExact() throws InterruptedException {
+        Policy hot = Engine.policy("hot", Algorithm.FIXED_WINDOW, 100, Duration.ofHours(1), 100);
+        Policy each = Engine.policy("each", Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1), 2);
+        String hotKey = RedisKeys.key(Engine.prefix(), "hot", Engine.newIdentity());
+        List<String> others = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            others.add(RedisKeys.key(Engine.prefix(), "each", Engine.newIdentity()));
+        }
+        java.util.Queue<BackendReply> onHot = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.Queue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        Map<String, java.util.concurrent.atomic.AtomicInteger> admittedPerKey = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(300 + 3 * others.size());
+        RateLimitBackend b = backend();
+        vertx.runOnContext(v -> {
+            for (int i = 0; i < 300; i++) {
+                b.decide(new Policy[] { hot }, new String[] { hotKey }, new long[] { 1 }, RateLimitBackend.BACKEND_CLOCK,
+                        false).subscribe().with(r -> {
+                            onHot.add(r);
+                            done.countDown();
+                        }, f -> {
+                            failures.add(f);
+                            done.countDown();
+                        });
+                if (i % 7 == 0) {
+                    for (int k = 0; k < 3 && (i / 7) < others.size(); k++) {
+                        String key = others.get(i / 7);
+                        b.decide(new Policy[] { each }, new String[] { key }, new long[] { 1 },
+                                RateLimitBackend.BACKEND_CLOCK, false).subscribe().with(r -> {
+                                    if (r.allAdmitted()) {
+                                        admittedPerKey.computeIfAbsent(key, x -> new java.util.concurrent.atomic.AtomicInteger())
+                                                .incrementAndGet();
+                                    }
+                                    done.countDown();
+                                }, f -> {
+                                    failures.add(f);
+                                    done.countDown();
+                                });
+                    }
+                }
+            }
+        });
+        assertTrue(done.await(30, java.util.concurrent.TimeUnit.SECONDS), "every call answered");
+        assertEquals(List.of(), List.copyOf(failures), "no call failed (no CROSSSLOT)");
+        assertEquals(100, onHot.stream().filter(BackendReply::allAdmitted).count(), "exactly the hot key's limit");
+        int longestRun = onHot.stream().mapToInt(BackendReply::runSize).max().orElse(0);
+        assertTrue(longestRun > 1, () -> "the hot key's burst went in runs, the longest of " + longestRun);
+        for (String key : others) {
+            assertEquals(2, admittedPerKey.getOrDefault(key, new java.util.concurrent.atomic.AtomicInteger()).get(), key);
+        }
+    }
+
     @Test
     void policiesOfOneIdentityShareASlotAndAreAllOrNothing() {
         String identity = Engine.newIdentity();

@@ -45,7 +45,7 @@ public class RedisBackend implements RateLimitBackend {
     private final Map<Algorithm, LuaScript> byAlgorithm = new EnumMap<>(Algorithm.class);
     private final LuaScript mixed;
     private final LuaScript release;
-    /** The batch script; null on a cluster, where a batch would span slots. */
+    /** The batch script (on a cluster, a run holds the calls of one slot: see the executor). */
     private final LuaScript batch;
     private final Map<Algorithm, LuaScript> batchByAlgorithm = new EnumMap<>(Algorithm.class);
     private final BatchFormat policyTable;
@@ -61,7 +61,7 @@ public class RedisBackend implements RateLimitBackend {
         }
         this.mixed = scripts.get(LuaScriptRegistry.DECIDE);
         this.release = scripts.get(LuaScriptRegistry.RELEASE);
-        this.batch = cluster ? null : scripts.get(LuaScriptRegistry.BATCH);
+        this.batch = scripts.get(LuaScriptRegistry.BATCH);
         this.policyTable = new PolicyTable(batchByAlgorithm);
     }
 

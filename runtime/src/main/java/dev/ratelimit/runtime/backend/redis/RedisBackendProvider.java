@@ -95,7 +95,7 @@ public class RedisBackendProvider implements BackendProvider {
         redis.getDelegate();
         RedisClientConfig client = client();
         boolean cluster = client != null && client.clientType() == RedisClientType.CLUSTER;
-        int maxBatch = cluster ? 1 : config.redis().maxBatch();
+        int maxBatch = config.redis().maxBatch(); // on a cluster, a run holds the calls of one slot
         int connections = config.redis().connections().orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP);
         RedisOptions options = clientOptions.of(clientName.orElse(RedisConfig.DEFAULT_CLIENT_NAME));
         if (options == null) {

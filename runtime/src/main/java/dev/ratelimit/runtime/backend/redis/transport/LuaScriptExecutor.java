@@ -23,6 +23,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -72,6 +73,11 @@ public class LuaScriptExecutor implements Commands {
     final int maxBatch;
     /** Most calls in one run, however many of them stand as one entry: {@link #RUN_CALLS_PER_ENTRY} per entry. */
     final int maxRunCalls;
+    /**
+     * Whether a run may only hold calls of one cluster slot (a Redis Cluster): consecutive calls whose keys share a
+     * hash tag, such as a burst on a hot key, go as one run; a call of another slot starts the next run.
+     */
+    final boolean oneSlotPerRun;
     private final int maxConnections;
     private final Vertx vertx;
     private final RedisOptions options;
@@ -108,6 +114,22 @@ public class LuaScriptExecutor implements Commands {
         this.maxBatch = maxBatch;
         this.maxRunCalls = (int) Math.min(Integer.MAX_VALUE, (long) RUN_CALLS_PER_ENTRY * maxBatch);
         this.maxConnections = connections;
+        this.oneSlotPerRun = options.getType() == RedisClientType.CLUSTER;
+    }
+
+    /**
+     * What decides the cluster slot of {@code key}: its hash tag (the text between the first {@code {} and the first
+     * {@code }} after it, when not empty), else the whole key. Keys with equal tags live in one slot.
+     */
+    static String slotTag(String key) {
+        int open = key.indexOf('{');
+        if (open >= 0) {
+            int close = key.indexOf('}', open + 1);
+            if (close > open + 1) {
+                return key.substring(open + 1, close);
+            }
+        }
+        return key;
     }
 
     /** Sends one command on the calling thread's connection (loading scripts, a health check, a reset). */

@@ -2,6 +2,7 @@ package dev.ratelimit.runtime.backend.redis.transport;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -115,6 +116,9 @@ final class ScriptChannel {
         p.seq = ++gatheredSeq;
         p.repeatable = call.format.repeatable(call.args, call.tag);
         p.joinsPrevious = p.repeatable && last != null && last.seq == p.seq - 1 && call.repeats(last.call);
+        if (owner.oneSlotPerRun && call.keys.length > 0) {
+            p.slot = LuaScriptExecutor.slotTag(call.keys[0]);
+        }
         gathered.add(p);
         int n = gatheredCount.incrementAndGet();
         int entries;
@@ -163,7 +167,11 @@ final class ScriptChannel {
         boolean compact = true; // every call taken may stand with others as one entry
         PendingCall<?> previous = null;
         PendingCall<?> next;
+        String slot = null; // on a cluster, the slot of the run's calls
         while (taken < owner.maxRunCalls && (next = gathered.peek()) != null) {
+            if (previous != null && owner.oneSlotPerRun && !Objects.equals(slot, next.slot)) {
+                break; // a script run touches one slot: the next one starts with this call
+            }
             if (previous != null) {
                 boolean joins = compact && next.joins(previous);
                 if (!joins && entries >= max || compact && taken >= max && !next.repeatable) {
@@ -177,6 +185,16 @@ final class ScriptChannel {
                 break;
             }
             gatheredCount.decrementAndGet();
+            if (taken == 0) {
+                slot = p.slot;
+            } else if (owner.oneSlotPerRun && !Objects.equals(slot, p.slot)) {
+                // another event loop took the call peeked at, and this one is of another slot: it goes alone
+                gatheredEntries.decrementAndGet();
+                if (p.done == 0) {
+                    sendAlone(p);
+                }
+                continue;
+            }
             taken++;
             if (compact && !p.repeatable) {
                 compact = false;
