@@ -88,7 +88,8 @@ final class LeasedDecisions {
                 }
                 metrics.leased(p.name(), units);
                 return new RateLimitDecision(true, List.of(granted), Source.REDIS);
-            }).onItem().transformToUni(d -> d != null ? Uni.createFrom().item(d) : alone(ps, keys, costs));
+            }).onCancellation().invoke(() -> leases.granted(p, key, units, cost, null, sentAt)) // given up: not asking
+                    .onItem().transformToUni(d -> d != null ? Uni.createFrom().item(d) : alone(ps, keys, costs));
         });
     }
 

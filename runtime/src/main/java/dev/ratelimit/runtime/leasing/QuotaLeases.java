@@ -36,6 +36,11 @@ public final class QuotaLeases {
 
     /** The longest a slice lives, and the period a key's rate is observed over. */
     public static final long LIFETIME_NANOS = 100_000_000L;
+    /**
+     * How long a slice asked for and never answered (a call given up on before its reply) keeps the key from asking
+     * another: then the key may lease again.
+     */
+    static final long ASKING_NANOS = 10_000_000_000L;
 
     private final ConcurrentMap<String, KeyLeasing> keys = new ConcurrentHashMap<>();
     private final Eviction eviction;
@@ -88,7 +93,7 @@ public final class QuotaLeases {
                 }
                 ending = k.end(key);
             }
-            long slice = closed ? 0 : k.sliceFor(policy, cost);
+            long slice = closed ? 0 : k.sliceFor(policy, cost, now);
             return new Ask(null, slice, ending);
         }
     }
@@ -107,8 +112,8 @@ public final class QuotaLeases {
                 return null;
             }
             k.knownRemaining = reply.remaining(0);
-            if (!reply.allAdmitted()) {
-                return null;
+            if (!reply.admitted(0)) {
+                return null; // refused; or a shadow policy that would deny, which charged nothing
             }
             long now = nanoClock.getAsLong();
             k.policy = policy;
@@ -239,6 +244,8 @@ public final class QuotaLeases {
         long knownRemaining = -1;
         /** Whether a slice was asked for and not answered yet: the key's other calls are decided alone meanwhile. */
         boolean asking;
+        /** When it was asked for. */
+        long askedAt;
         /** The live slice's policy (plan values); null: no slice. */
         Policy policy;
         long granted;
@@ -273,8 +280,8 @@ public final class QuotaLeases {
          * The units to lease for a call of {@code cost}: what this instance used over the last lifetime, at most the
          * policy's slice and half of what is left; 0 when that is less than two such calls or a slice is on its way.
          */
-        long sliceFor(Policy p, long cost) {
-            if (asking) {
+        long sliceFor(Policy p, long cost, long now) {
+            if (asking && now - askedAt < ASKING_NANOS) {
                 return 0;
             }
             long want = Math.min(p.leaseMost(), Math.max(unitsNow, unitsBefore));
@@ -285,6 +292,7 @@ public final class QuotaLeases {
                 return 0;
             }
             asking = true;
+            askedAt = now;
             return want;
         }
 
