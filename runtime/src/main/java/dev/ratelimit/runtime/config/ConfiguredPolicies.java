@@ -92,6 +92,13 @@ public final class ConfiguredPolicies {
             if (leaseProblem != null) {
                 problems.add(new PolicyProblem(Kind.VALUE, name, null, leaseProblem));
             }
+            if (p.maxWait().isPresent()) {
+                String waitProblem = PolicyValidator.maxWaitProblem(name, algorithm, p.mode() == PolicyMode.SHADOW,
+                        p.maxWait().get());
+                if (waitProblem != null) {
+                    problems.add(new PolicyProblem(Kind.VALUE, name, null, waitProblem));
+                }
+            }
             for (String entry : p.exemptAddresses().orElse(List.of())) {
                 String problem = AddressBlocks.problem(entry);
                 if (problem != null) {
@@ -117,7 +124,7 @@ public final class ConfiguredPolicies {
                     return new Policy(name, algorithm, limit, v.window().get(), v.burst().isPresent()
                             ? v.burst().getAsInt() : limit, p.key(), shadow, failureMode, paths, methods,
                             p.blockFor().orElse(Duration.ZERO), CountedOutcomes.parse(p.count()), p.overrides(),
-                            PolicyValidator.leaseUnits(p.lease()));
+                            PolicyValidator.leaseUnits(p.lease()), p.maxWait().orElse(Duration.ZERO));
                 };
                 resolved.put(name, policy.apply(values));
                 Map<String, Policy> named = new TreeMap<>();

@@ -121,6 +121,17 @@ public interface PolicyConfig {
     String lease();
 
     /**
+     * How long a call this policy denies waits for admission instead of being denied: it is decided again when the
+     * denial says units are back (its `Retry-After`), as long as that is within this bound from the first attempt;
+     * otherwise it is denied at once, as without it. For outbound calls to a partner's API (the eleventh call of 10 per
+     * second waits its turn) and for HTTP requests that would rather be slow than refused. The wait holds no thread:
+     * `Uni`, `CompletionStage`, `Multi`, `suspend` methods and HTTP requests wait on a timer; a plain method waits on
+     * its worker or virtual thread (never on an event loop, where it is refused as without a wait). From 1 ms to 1 h.
+     * Not with `algorithm=concurrency` or `mode=shadow`. No wait when not set.
+     */
+    Optional<Duration> maxWait();
+
+    /**
      * Client addresses this policy never counts: CIDR blocks (`10.0.0.0/8`, `fd00::/8`) and single addresses
      * (`127.0.0.1`, `::1`), matched against the address the `ip` key derives (behind trusted proxies, what the nearest
      * of them saw). Their requests are neither charged nor denied by this policy and carry none of its headers. An

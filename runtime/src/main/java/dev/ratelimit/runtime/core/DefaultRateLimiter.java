@@ -62,6 +62,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final Lease.Ids leaseIds = new Lease.Ids();
     private final RateLimitMetrics metrics;
     private final KeyOverrides overrides;
+    private final Waits waits;
 
     /** A limiter with the resilience settings of {@code config}, tracing nothing. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -112,6 +113,7 @@ public class DefaultRateLimiter implements RateLimiter {
                 config.denyCache().maxEntries(), Infrastructure.getDefaultWorkerPool()) : null;
         metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
         this.overrides = new KeyOverrides(policies, backend, local, keyPrefix, timeout, metrics);
+        this.waits = new Waits(metrics);
     }
 
     /** The policies this limiter knows. */
@@ -226,10 +228,11 @@ public class DefaultRateLimiter implements RateLimiter {
 
     private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
         MergedChecks merged = MergedChecks.of(ps, keys, costs);
-        if (merged != null) {
-            return decideDistinct(merged.policies, merged.keys, merged.costs).map(merged::expand);
-        }
-        return decideDistinct(ps, keys, costs);
+        Uni<RateLimitDecision> once = merged != null
+                ? decideDistinct(merged.policies, merged.keys, merged.costs).map(merged::expand)
+                : decideDistinct(ps, keys, costs);
+        long allowed = Waits.allowedNanos(ps);
+        return allowed == 0 ? once : waits.waiting(once, ps, allowed);
     }
 
     /**

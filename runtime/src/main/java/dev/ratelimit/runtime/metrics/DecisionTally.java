@@ -86,6 +86,11 @@ public class DecisionTally {
             public void leaseReturned(String policy, long units) {
                 next.leaseReturned(policy, units);
             }
+
+            @Override
+            public void waited(String policy, long nanos, boolean admitted) {
+                next.waited(policy, nanos, admitted);
+            }
         };
     }
 

@@ -35,6 +35,7 @@ public class MicrometerMetrics implements RateLimitMetrics {
     static final String SETTLEMENTS = "ratelimit.settlements";
     static final String SETTLED_UNITS = "ratelimit.settled.units";
     static final String LEASE_SLICES = "ratelimit.lease.slices";
+    static final String WAITS = "ratelimit.waits";
     static final String LEASE_UNITS = "ratelimit.lease.units";
     static final String OVERRIDES = "ratelimit.overrides";
 
@@ -159,6 +160,17 @@ public class MicrometerMetrics implements RateLimitMetrics {
                 .tag("outcome", how)
                 .register(registry)
                 .increment(units);
+    }
+
+    @Override
+    public void waited(String policy, long nanos, boolean admitted) {
+        Timer.builder(WAITS)
+                .description("How long calls of a policy with max-wait waited for admission, per outcome: admitted at "
+                        + "the end, or timed-out (denied: the wait allowed ran out)")
+                .tag("policy", policy)
+                .tag("outcome", admitted ? "admitted" : "timed-out")
+                .register(registry)
+                .record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -106,6 +106,13 @@ public interface RateLimitMetrics {
     default void leaseReturned(String policy, long units) {
     }
 
+    /**
+     * A call of {@code policy} ({@code max-wait}) waited {@code nanos} for admission: admitted at the end, or denied (the
+     * wait allowed ran out, or the denial could not be waited out).
+     */
+    default void waited(String policy, long nanos, boolean admitted) {
+    }
+
     default void overridden(String policy, boolean set) {
     }
 }

@@ -23,15 +23,24 @@ import dev.ratelimit.runtime.algorithm.Algorithm;
  * @param counted the HTTP responses it counts ({@code count}); the others give their unit back
  * @param overrides whether a key's own values set at run time replace these ({@code overrides})
  * @param lease quota leasing ({@code lease}): {@link #LEASE_OFF}, {@link #LEASE_AUTO} or the most units of a slice
+ * @param maxWait how long a call it denies waits for admission instead ({@code max-wait}; {@link Duration#ZERO}: none)
  */
 public record Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key,
         boolean shadow, FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
-        CountedOutcomes counted, boolean overrides, long lease) {
+        CountedOutcomes counted, boolean overrides, long lease, Duration maxWait) {
 
     /** {@code lease=off}: every call decided in Redis. */
     public static final long LEASE_OFF = 0;
     /** {@code lease=auto}: slices of at most a tenth of the capacity. */
     public static final long LEASE_AUTO = -1;
+
+    /** A policy without waiting. */
+    public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
+            FailureMode onFailure, List<String> paths, List<String> methods, Duration blockFor,
+            CountedOutcomes counted, boolean overrides, long lease) {
+        this(name, algorithm, limit, window, burst, key, shadow, onFailure, paths, methods, blockFor, counted, overrides,
+                lease, Duration.ZERO);
+    }
 
     /** A policy without quota leasing. */
     public Policy(String name, Algorithm algorithm, long limit, Duration window, long burst, String key, boolean shadow,
@@ -90,7 +99,12 @@ public record Policy(String name, Algorithm algorithm, long limit, Duration wind
             return this;
         }
         return new Policy(name, algorithm, limit, Duration.ofNanos(windowMicros * 1000), burst, key, shadow, onFailure,
-                paths, methods, blockFor, counted, overrides, lease);
+                paths, methods, blockFor, counted, overrides, lease, maxWait);
+    }
+
+    /** Whether a call it denies may wait for admission ({@code max-wait}). */
+    public boolean waits() {
+        return !maxWait.isZero();
     }
 
     /** Whether this instance may lease slices of its keys ({@code lease}). */

@@ -253,4 +253,26 @@ public final class PolicyValidator {
         }
         throw new IllegalArgumentException("lease must be off, auto or a positive number of units, got '" + lease + "'");
     }
+
+    /**
+     * What is wrong with a policy's {@code max-wait}, or null: from 1 ms to 1 h, and only where a denial ends at a
+     * known time: not {@code concurrency} (a slot frees when some request ends, which no denial can tell), not
+     * {@code mode=shadow} (which never denies).
+     */
+    public static String maxWaitProblem(String policy, Algorithm algorithm, boolean shadow, Duration maxWait) {
+        String property = property(policy, "max-wait");
+        String subject = "Policy '" + policy + "' has max-wait " + maxWait;
+        if (maxWait.toMillis() < 1 || maxWait.compareTo(Duration.ofHours(1)) > 0) {
+            return String.format("%s: set %s from 1ms to 1h, or remove it for no wait", subject, property);
+        }
+        if (algorithm.holdsLeases()) {
+            return String.format("%s with algorithm=concurrency: a slot is freed when a request ends, at no time a "
+                    + "denial can tell; remove %s", subject, property);
+        }
+        if (shadow) {
+            return String.format("%s with mode=shadow: a shadow policy never denies, so nothing waits; remove %s",
+                    subject, property);
+        }
+        return null;
+    }
 }
