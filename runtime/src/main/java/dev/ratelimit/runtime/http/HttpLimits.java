@@ -15,6 +15,7 @@ import org.jboss.logging.Logger;
 
 import dev.ratelimit.Exemption;
 import dev.ratelimit.PlanResolver;
+import dev.ratelimit.RateLimitResponder;
 import dev.ratelimit.Reservation;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitCheck;
@@ -79,9 +80,14 @@ public class HttpLimits {
         }
     }
 
+    /** The application's {@link RateLimitResponder}, or null. */
+    private final RateLimitResponder responder;
+
     HttpLimits(DefaultRateLimiter limiter, KeyResolution keys, RateLimitRuntimeConfig config,
-            @Any Instance<PlanResolver> planResolvers, @Any Instance<Exemption> exemptionBeans) {
+            @Any Instance<PlanResolver> planResolvers, @Any Instance<Exemption> exemptionBeans,
+            Instance<RateLimitResponder> responders) {
         this.limiter = limiter;
+        this.responder = responders.isResolvable() ? responders.get() : null;
         this.keys = keys;
         this.planResolver = planResolvers.isResolvable() ? planResolvers.get() : null;
         this.resolverFailures = new ResolverFailures(limiter.metrics(), System::nanoTime);
@@ -120,6 +126,11 @@ public class HttpLimits {
     /** How a decision is written on a response. */
     public RateLimitHeaders headers() {
         return headers;
+    }
+
+    /** The application's {@link RateLimitResponder}: what shapes a denied request's response; null for the default. */
+    public RateLimitResponder responder() {
+        return responder;
     }
 
     /** The limiter. */

@@ -17,6 +17,7 @@ import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestCo
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimitResponder;
 import dev.ratelimit.Reservation;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import io.smallrye.mutiny.operators.AbstractUni;
@@ -216,9 +217,28 @@ public class RateLimitFilter {
         return tooManyRequests(e.decision());
     }
 
-    /** 429, or 503 for a fail-closed denial when {@code quarkus.ratelimit.fail-closed-status=503}. */
+    /**
+     * 429, or 503 for a fail-closed denial when {@code quarkus.ratelimit.fail-closed-status=503}: the application's
+     * {@link RateLimitResponder} response if it gives one, else a problem detail; {@code Retry-After} on either (the
+     * rate-limit headers are added by {@link #headers}).
+     */
     Response tooManyRequests(RateLimitDecision d) {
         int status = http.limiter().httpStatus(d);
+        RateLimitResponder responder = http.responder();
+        if (responder != null) {
+            Response own;
+            try {
+                own = responder.denied(d, status);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "The application's RateLimitResponder %s failed; the denial is answered with the default "
+                        + "body", responder.getClass().getName());
+                own = null;
+            }
+            if (own != null) {
+                return Response.fromResponse(own).header("Retry-After", null)
+                        .header("Retry-After", d.retryAfterSeconds()).build();
+            }
+        }
         return Response.status(status)
                 .header("Retry-After", d.retryAfterSeconds())
                 .type(PROBLEM_JSON)
