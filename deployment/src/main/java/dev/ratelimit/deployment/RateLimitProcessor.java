@@ -17,6 +17,7 @@ import dev.ratelimit.runtime.RateLimitProducer;
 import dev.ratelimit.runtime.RateLimitRecorder;
 import dev.ratelimit.runtime.backend.local.LocalBackendProvider;
 import dev.ratelimit.runtime.backend.redis.RedisBackendProvider;
+import dev.ratelimit.runtime.admin.AdminEndpoint;
 import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.http.HttpLimits;
@@ -180,6 +181,29 @@ class RateLimitProcessor {
                 recorder.addMethod(key, s.policy(), s.cost(), s.key(), s.settle());
             }
         }
+    }
+
+    /**
+     * The operators' endpoint, when enabled: on the management interface, guarded by its authentication; the build
+     * fails naming what to enable when either is off (an admin endpoint nobody can reach, or anybody can).
+     */
+    @BuildStep
+    void admin(RateLimitBuildTimeConfig config, BuildProducer<AdditionalBeanBuildItem> beans) {
+        if (!config.admin().enabled()) {
+            return;
+        }
+        org.eclipse.microprofile.config.Config c = ConfigProvider.getConfig();
+        boolean management = c.getOptionalValue("quarkus.management.enabled", Boolean.class).orElse(false);
+        boolean auth = c.getOptionalValue("quarkus.management.auth.enabled", Boolean.class).orElse(false)
+                || c.getOptionalValue("quarkus.management.auth.basic", Boolean.class).orElse(false);
+        if (!management || !auth) {
+            throw new io.quarkus.runtime.configuration.ConfigurationException("quarkus.ratelimit.admin.enabled=true "
+                    + "serves the rate-limit admin endpoint on the management interface, to authenticated callers "
+                    + "with a role: set " + (management ? "" : "quarkus.management.enabled=true and ")
+                    + "quarkus.management.auth.enabled=true with a mechanism (for example "
+                    + "quarkus.management.auth.basic=true), or remove quarkus.ratelimit.admin.enabled");
+        }
+        beans.produce(AdditionalBeanBuildItem.unremovableOf(AdminEndpoint.class));
     }
 
     /** Leased slices go back when the application begins to stop, while Redis connections are still open. */

@@ -87,6 +87,7 @@ class PackageLoopsTest {
             Map.entry("interceptor", Set.of("http", "policy")),
             Map.entry("openapi", Set.of("config", "http", "policy")),
             Map.entry("health", Set.of("backend", "config", "core", "resilience")),
+            Map.entry("admin", Set.of("config", "core", "key", "policy")),
             Map.entry("devui", Set.of("", "backend", "config", "core", "key", "leasing", "metrics", "policy",
                     "resilience")));
 

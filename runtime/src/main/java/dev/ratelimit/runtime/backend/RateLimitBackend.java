@@ -1,5 +1,8 @@
 package dev.ratelimit.runtime.backend;
 
+import java.util.List;
+import java.util.Map;
+
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 
@@ -105,6 +108,20 @@ public interface RateLimitBackend {
     private UnsupportedOperationException noOverrides() {
         return new UnsupportedOperationException("the rate-limit backend '" + name()
                 + "' keeps no per-key overrides: remove overrides=true from the policies, or use the redis backend");
+    }
+
+    /**
+     * Adds {@code denials} (identity as stored in the keys, to how many times it was denied) to the shared tally
+     * {@code tally} (one policy's minute), which lives {@code ttlMillis} and keeps the {@code keep} identities denied
+     * most. The in-process backend keeps it in the instance (the default: nothing kept).
+     */
+    default Uni<Void> addDenials(String tally, Map<String, Long> denials, long ttlMillis, int keep) {
+        return Uni.createFrom().voidItem();
+    }
+
+    /** The tallies {@code tallies} (see {@link #addDenials}), summed per identity. */
+    default Uni<Map<String, Long>> denials(List<String> tallies) {
+        return Uni.createFrom().item(Map.of());
     }
 
     /** Forgets the state of {@code key}: an idle key again. */

@@ -46,6 +46,36 @@ public interface RateLimitBuildTimeConfig {
     boolean openapiEnabled();
 
     /**
+     * The operators' endpoint on the management interface.
+     */
+    Admin admin();
+
+    /**
+     * The operators' endpoint: under `<management root>/ratelimit/` on the management interface
+     * (`quarkus.management.enabled=true`), each operation allowed to an authenticated caller with a role
+     * (`quarkus.management.auth.enabled=true` and a mechanism, such as `quarkus.management.auth.basic=true`).
+     */
+    interface Admin {
+        /**
+         * Whether the endpoint is served: `GET .../ratelimit/policies` (the policies and their values),
+         * `GET`/`DELETE .../ratelimit/policies/<policy>/keys/<identity>` (a key's state without charging it / a reset),
+         * `PUT`/`DELETE .../ratelimit/policies/<policy>/keys/<identity>/override` (a key's own values) and
+         * `GET .../ratelimit/policies/<policy>/limited` (the keys it denied most lately). Off by default; when on, the
+         * build fails unless the management interface and its authentication are enabled.
+         */
+        @io.smallrye.config.WithDefault("false")
+        boolean enabled();
+
+        /** The role allowed to read: the policies, a key's state, the keys limited lately. */
+        @io.smallrye.config.WithDefault("ratelimit-viewer")
+        String readRole();
+
+        /** The role allowed to change keys (reset, set and clear overrides), and to read. */
+        @io.smallrye.config.WithDefault("ratelimit-admin")
+        String writeRole();
+    }
+
+    /**
      * Redis client selection.
      */
     interface RedisClient {

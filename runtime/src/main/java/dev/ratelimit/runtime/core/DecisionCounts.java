@@ -14,9 +14,26 @@ final class DecisionCounts {
     /** Whether the in-process backend decides while healthy (then its decisions are no fallback). */
     private final boolean localIsPrimary;
 
+    /** Who is limited now; null: not followed. */
+    private volatile LimitedKeys limited;
+
     DecisionCounts(RateLimitMetrics metrics, boolean localIsPrimary) {
         this.metrics = metrics;
         this.localIsPrimary = localIsPrimary;
+    }
+
+    /** Follows who is denied from now on ({@link LimitedKeys}). */
+    void follow(LimitedKeys limited) {
+        this.limited = limited;
+    }
+
+    /** {@link #counted(Policy[], RateLimitDecision)}, and a denial counted against the identities of {@code keys}. */
+    RateLimitDecision counted(Policy[] ps, String[] keys, RateLimitDecision d) {
+        LimitedKeys l = limited;
+        if (l != null && !d.allowed()) {
+            l.denied(ps, keys, d);
+        }
+        return counted(ps, d);
     }
 
     /**

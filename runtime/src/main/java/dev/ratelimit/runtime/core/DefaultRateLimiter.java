@@ -3,6 +3,7 @@ package dev.ratelimit.runtime.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
 
@@ -63,6 +64,7 @@ public class DefaultRateLimiter implements RateLimiter {
     private final RateLimitMetrics metrics;
     private final KeyOverrides overrides;
     private final Waits waits;
+    private final LimitedKeys limited;
 
     /** A limiter with the resilience settings of {@code config}, tracing nothing. */
     public DefaultRateLimiter(PolicyRegistry policies, RateLimitBackend backend, LocalBackend local,
@@ -114,6 +116,8 @@ public class DefaultRateLimiter implements RateLimiter {
         metrics.register(policies.all(), backend.name(), breaker == null ? null : () -> breaker.state().code());
         this.overrides = new KeyOverrides(policies, backend, local, keyPrefix, timeout, metrics);
         this.waits = new Waits(metrics);
+        this.limited = new LimitedKeys(backend, keyPrefix, timeout, Infrastructure.getDefaultWorkerPool());
+        counts.follow(limited);
     }
 
     /** The policies this limiter knows. */
@@ -146,11 +150,28 @@ public class DefaultRateLimiter implements RateLimiter {
         return leased == null ? null : leased.leases();
     }
 
-    /** Gives back the slices this instance holds (the application stops). */
+    /** Gives back the slices this instance holds and adds its last denials to the shared tally (it stops). */
     public void stop() {
         if (leased != null) {
             leased.stop();
         }
+        limited.stop();
+        try {
+            limited.flush().await().atMost(timeout.multipliedBy(2));
+        } catch (RuntimeException e) {
+            // the tally misses this instance's last seconds: nothing else depends on it
+        }
+    }
+
+    /**
+     * The {@code most} identities (as the keys store them) {@code policy} denied most over the last 5 minutes, across
+     * every instance, most first: each with its denials.
+     */
+    public Uni<List<Map.Entry<String, Long>>> limited(String policy, int most) {
+        policies.get(policy); // an unknown policy fails here, naming the configured ones
+        return limited.flush().onFailure().recoverWithNull()
+                .chain(() -> limited.top(policy, most))
+                .map(l -> l.stream().map(x -> Map.entry(x.identity(), x.denials())).toList());
     }
 
     /** The cache of recent denials, or {@code null} (local backend, or disabled). */
@@ -264,7 +285,7 @@ public class DefaultRateLimiter implements RateLimiter {
             try {
                 reply = reserve ? local.reserveNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, lease)
                         : local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease);
-                d = counts.counted(ps, reply.decision(ps, Source.LOCAL,
+                d = counts.counted(ps, keys, reply.decision(ps, Source.LOCAL,
                         lease == null ? null : new Lease(local, ps, keys, costs, lease)));
             } catch (RuntimeException e) {
                 if (trace != null) {

@@ -331,7 +331,7 @@ final class RemoteDecisions {
 
         /** Counts and traces the decision; {@code runSize}: see {@link RateLimitTracing#decided}. */
         private RateLimitDecision recorded(RateLimitDecision d, int runSize) {
-            counts.counted(request.ps, d);
+            counts.counted(request.ps, request.keys, d);
             if (trace != null) {
                 tracing.decided(trace, d, DecidedBy.of(d.source(), false), runSize);
             }

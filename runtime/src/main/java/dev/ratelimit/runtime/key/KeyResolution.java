@@ -112,6 +112,15 @@ public class KeyResolution {
         return identity(clientAddress.of(rc.request()));
     }
 
+    /**
+     * The identity a request from the address {@code literal} is counted under by an {@code ip} key ({@code ip=...},
+     * or {@code ip6=<prefix>/<length>} for IPv6), or null when it is no address literal.
+     */
+    public String addressIdentity(String literal) {
+        InetAddress address = ClientAddress.peer(literal);
+        return address == null ? null : identity(address);
+    }
+
     private String identity(InetAddress address) {
         if (address == null) {
             return "ip=unknown";

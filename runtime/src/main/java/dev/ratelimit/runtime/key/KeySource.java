@@ -42,6 +42,25 @@ public sealed interface KeySource {
     /** What an identity of this source looks like, for people (the Dev UI's hints). */
     String example();
 
+    /**
+     * The identity a request whose value for this source is {@code value} counts under (an address for {@code ip}, a
+     * header's value, a user name, what a resolver returned), or null when {@code value} cannot be one (not an
+     * address, for {@code ip}). A value that already names its kind ({@code ip=...}, {@code hdr=...}) is taken as it
+     * is: what an operator copies from a log or the Dev UI.
+     */
+    default String identityOf(String value, KeyResolution keys) {
+        return carriesKind(value) ? value : ownIdentityOf(value, keys);
+    }
+
+    /** {@link #identityOf} for a value that does not name its kind. */
+    String ownIdentityOf(String value, KeyResolution keys);
+
+    /** Whether {@code identity} names its kind, as every identity a request is counted under does. */
+    static boolean carriesKind(String identity) {
+        return identity.startsWith("ip=") || identity.startsWith("ip6=") || identity.startsWith("hdr=")
+                || identity.startsWith("user=") || identity.startsWith("key.") || identity.equals(GLOBAL_IDENTITY);
+    }
+
     /** The source a well-formed key names (see {@link #validate}). */
     static KeySource parse(String key) {
         switch (key) {
@@ -93,6 +112,11 @@ public sealed interface KeySource {
         }
 
         @Override
+        public String ownIdentityOf(String value, KeyResolution keys) {
+            return keys.addressIdentity(value);
+        }
+
+        @Override
         public String example() {
             return "'ip=127.0.0.1'";
         }
@@ -122,6 +146,11 @@ public sealed interface KeySource {
         }
 
         @Override
+        public String ownIdentityOf(String value, KeyResolution keys) {
+            return RateLimitKeys.user(value);
+        }
+
+        @Override
         public String example() {
             return "'user=alice' (anonymous callers: 'ip=127.0.0.1')";
         }
@@ -138,6 +167,11 @@ public sealed interface KeySource {
 
         @Override
         public String resolve(RoutingContext rc, KeyResolution keys) {
+            return GLOBAL_IDENTITY;
+        }
+
+        @Override
+        public String ownIdentityOf(String value, KeyResolution keys) {
             return GLOBAL_IDENTITY;
         }
 
@@ -170,6 +204,11 @@ public sealed interface KeySource {
         }
 
         @Override
+        public String ownIdentityOf(String value, KeyResolution keys) {
+            return RateLimitKeys.header(value);
+        }
+
+        @Override
         public String example() {
             return "'hdr=<the " + name + " header's value>'";
         }
@@ -190,6 +229,11 @@ public sealed interface KeySource {
             }
             String v = rc == null ? null : resolver.resolve(rc.request());
             return v == null ? keys.ip(rc) : RateLimitKeys.resolved(name, v);
+        }
+
+        @Override
+        public String ownIdentityOf(String value, KeyResolution keys) {
+            return RateLimitKeys.resolved(name, value);
         }
 
         @Override

@@ -1,5 +1,9 @@
 package dev.ratelimit.runtime.backend.local;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -232,6 +236,42 @@ public class LocalBackend implements RateLimitBackend {
      */
     public void rememberOverride(String key, KeyOverride override) {
         overrides.put(key, override, nowMicros());
+    }
+
+    /** The denial tallies ({@link #addDenials}): per tally, when it expires (nanos) and its counts. */
+    private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
+
+    private record Tally(long expiresAt, Map<String, Long> counts) {
+    }
+
+    @Override
+    public Uni<Void> addDenials(String tally, Map<String, Long> denials, long ttlMillis, int keep) {
+        long now = System.nanoTime();
+        tallies.values().removeIf(t -> t.expiresAt() - now <= 0);
+        tallies.compute(tally, (k, t) -> {
+            Map<String, Long> counts = new HashMap<>(t == null ? Map.of() : t.counts());
+            denials.forEach((identity, n) -> counts.merge(identity, n, Long::sum));
+            if (counts.size() > keep) {
+                List<Map.Entry<String, Long>> most = new ArrayList<>(counts.entrySet());
+                most.sort(Map.Entry.<String, Long> comparingByValue().reversed());
+                counts.keySet().retainAll(most.subList(0, keep).stream().map(Map.Entry::getKey).toList());
+            }
+            return new Tally(now + ttlMillis * 1_000_000, Map.copyOf(counts));
+        });
+        return Uni.createFrom().voidItem();
+    }
+
+    @Override
+    public Uni<Map<String, Long>> denials(List<String> names) {
+        long now = System.nanoTime();
+        Map<String, Long> sum = new HashMap<>();
+        for (String name : names) {
+            Tally t = tallies.get(name);
+            if (t != null && t.expiresAt() - now > 0) {
+                t.counts().forEach((identity, n) -> sum.merge(identity, n, Long::sum));
+            }
+        }
+        return Uni.createFrom().item(sum);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.ratelimit.runtime.backend.redis;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
 
 /**
  * Decides in Redis with the recorded scripts.
@@ -192,6 +194,49 @@ public class RedisBackend implements RateLimitBackend {
     @Override
     public Uni<Void> clearOverride(String key) {
         return executor.send(Request.cmd(Command.DEL).arg(key + RedisKeys.OVERRIDE)).replaceWithVoid();
+    }
+
+    @Override
+    public Uni<Void> addDenials(String tally, Map<String, Long> denials, long ttlMillis, int keep) {
+        if (denials.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        // a sorted set per policy and minute, its members the identities as stored, scored by their denials; trimmed
+        // to those denied most, and expiring: what it costs Redis is one ZINCRBY per identity denied on an instance in
+        // a flush period, whatever the number of denials
+        List<Uni<Response>> commands = new ArrayList<>(denials.size() + 2);
+        denials.forEach((identity, n) -> commands.add(executor.send(Request.cmd(Command.ZINCRBY).arg(tally)
+                .arg(n).arg(identity))));
+        commands.add(executor.send(Request.cmd(Command.ZREMRANGEBYRANK).arg(tally).arg(0).arg(-keep - 1)));
+        commands.add(executor.send(Request.cmd(Command.PEXPIRE).arg(tally).arg(ttlMillis)));
+        return Uni.join().all(commands).andFailFast().replaceWithVoid();
+    }
+
+    @Override
+    public Uni<Map<String, Long>> denials(List<String> tallies) {
+        List<Uni<Response>> reads = new ArrayList<>(tallies.size());
+        for (String t : tallies) {
+            reads.add(executor.send(Request.cmd(Command.ZRANGE).arg(t).arg(0).arg(-1).arg("WITHSCORES")));
+        }
+        return Uni.join().all(reads).andFailFast().map(replies -> {
+            Map<String, Long> sum = new HashMap<>();
+            for (Response r : replies) {
+                if (r == null) {
+                    continue;
+                }
+                // RESP2: member, score, member, score...; RESP3: [member, score] pairs
+                if (r.size() > 0 && r.get(0).type() == ResponseType.MULTI) {
+                    for (Response pair : r) {
+                        sum.merge(pair.get(0).toString(), (long) Double.parseDouble(pair.get(1).toString()), Long::sum);
+                    }
+                } else {
+                    for (int i = 0; i + 1 < r.size(); i += 2) {
+                        sum.merge(r.get(i).toString(), (long) Double.parseDouble(r.get(i + 1).toString()), Long::sum);
+                    }
+                }
+            }
+            return sum;
+        });
     }
 
     @Override
