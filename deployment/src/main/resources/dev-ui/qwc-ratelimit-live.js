@@ -43,6 +43,7 @@ export class QwcRatelimitLive extends LitElement {
         _plan: { state: true },
         _result: { state: true },
         _limit: { state: true },
+        _limited: { state: true },
     };
 
     constructor() {
@@ -52,6 +53,7 @@ export class QwcRatelimitLive extends LitElement {
         this._key = '';
         this._plan = '';
         this._limit = '';
+        this._limited = [];
     }
 
     connectedCallback() {
@@ -74,6 +76,7 @@ export class QwcRatelimitLive extends LitElement {
     _refresh() {
         this.jsonRpc.status().then(r => this._status = r.result);
         this.jsonRpc.decisions().then(r => this._decisions = r.result);
+        this.jsonRpc.limited().then(r => this._limited = r.result);
     }
 
     render() {
@@ -82,6 +85,8 @@ export class QwcRatelimitLive extends LitElement {
             ${this._renderStatus()}
             <h3>Decisions since start</h3>
             ${this._renderDecisions()}
+            <h3>Limited now (last 5 minutes, every instance)</h3>
+            ${this._renderLimited()}
             <h3>A key</h3>
             ${this._renderForm()}
             ${this._renderResult()}`;
@@ -116,6 +121,14 @@ export class QwcRatelimitLive extends LitElement {
                 ${OUTCOMES.map(o => html`<vaadin-grid-sort-column path="${o}" header="${o}" auto-width>
                     </vaadin-grid-sort-column>`)}
             </vaadin-grid>`;
+    }
+
+    _renderLimited() {
+        if (!this._limited || this._limited.length === 0) {
+            return html`<span>Nobody was denied in the last 5 minutes.</span>`;
+        }
+        return html`<dl>${this._limited.map(row => html`<dt>${row.policy}</dt><dd>${row.keys.map(k =>
+            html`<code>${k.identity}</code> ${k.denials} denied<br>`)}</dd>`)}</dl>`;
     }
 
     _renderForm() {

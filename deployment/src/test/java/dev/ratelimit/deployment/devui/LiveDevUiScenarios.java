@@ -140,6 +140,10 @@ abstract class LiveDevUiScenarios {
         // with Redis, a denial repeated within its Retry-After is answered by this instance's deny cache
         assertEquals(2, api.getLong("denied") + api.getLong("deny-cache"), api::toString);
         assertTrue(api.getLong("denied") >= 1, api::toString);
+        JsonObject limitedApi = row(devUi.array("limited"), "api");
+        JsonObject alice = limitedApi.getJsonArray("keys").getJsonObject(0);
+        assertEquals("hdr=alice", alice.getString("identity"), limitedApi::toString);
+        assertEquals(2, alice.getLong("denials"), "who is limited now: " + limitedApi);
         JsonObject tiered = row(devUi.array("decisions"), "tiered");
         assertEquals(0, tiered.getLong("allowed"), tiered::toString);
 

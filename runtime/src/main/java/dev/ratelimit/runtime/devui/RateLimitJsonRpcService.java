@@ -128,6 +128,29 @@ public class RateLimitJsonRpcService {
         return rows;
     }
 
+    /**
+     * Who is limited now: per policy, the identities (as the keys store them) it denied most over the last 5 minutes,
+     * across every instance sharing the backend, with their denials; policies that denied nobody are left out.
+     */
+    @NonBlocking
+    public Uni<List<Map<String, Object>>> limited() {
+        List<Uni<Map<String, Object>>> each = new ArrayList<>();
+        for (Policy p : byName(limiter.policies()).values()) {
+            each.add(limiter.limited(p.name(), 10).map(top -> {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("policy", p.name());
+                row.put("keys", top.stream().map(e -> Map.of("identity", e.getKey(), "denials", e.getValue())).toList());
+                return row;
+            }));
+        }
+        if (each.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        return Uni.join().all(each).andCollectFailures()
+                .map(rows -> rows.stream().filter(r -> !((List<?>) r.get("keys")).isEmpty()).toList())
+                .onFailure().recoverWithItem(List.of());
+    }
+
     /** The configured policies, sorted by name, each with its plans: what the page's form offers. */
     @NonBlocking
     public List<Map<String, Object>> policies() {
