@@ -49,6 +49,23 @@ final class LimiterSuite {
     static final String LEASED = " leased";
     /** The algorithms measured with quota leasing too (a policy {@code <algorithm>-leased} each). */
     static final List<String> LEASED_ALGORITHMS = List.of("token-bucket", "fixed-window");
+    /**
+     * The leased rows again on a policy admitting 10 times more ({@code <algorithm>-leased-10m}: 10,000,000 per
+     * second, the most a policy decides exactly in one window; {@code lease=auto}): a closed loop deciding from slices
+     * asks more than the 1,000,000 per second every other row admits, so the leased rows measure that limit; these
+     * measure what leasing itself can decide.
+     */
+    static final String LEASED_HIGH = "diagnostic: %s leased, limit 10M/s";
+
+    /** The plain row a leased row is compared with ({@code ours: <algorithm>}), or null for another row. */
+    static String plainOf(String contender) {
+        for (String a : LEASED_ALGORITHMS) {
+            if (contender.equals(OURS + a + LEASED) || contender.equals(String.format(LEASED_HIGH, a))) {
+                return OURS + a;
+            }
+        }
+        return null;
+    }
     static final String BACKEND_ONLY = "diagnostic: backend only, token-bucket";
     static final String TIMEOUT_VERTX = "experiment: backend + ifNoItem (default scheduler)";
     static final String TIMEOUT_STPE = "experiment: backend + ifNoItem (ScheduledThreadPoolExecutor)";
@@ -234,12 +251,10 @@ final class LimiterSuite {
                         add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
                     }
                     for (String a : LEASED_ALGORITHMS) {
-                        String name = OURS + a + LEASED;
-                        if (settings.measures(name)) {
-                            LongAdder inRedis = new LongAdder();
-                            group.add(new Contender(name, Contenders.leasedLimiter(limiter, a + "-leased", ids, inRedis),
-                                    null, null, inRedis));
-                        }
+                        addLeased(group, OURS + a + LEASED, a + "-leased", ids);
+                    }
+                    for (String a : LEASED_ALGORITHMS) {
+                        addLeased(group, String.format(LEASED_HIGH, a), a + "-leased-10m", ids);
                     }
                     add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));
                     add(group, TIMEOUT_VERTX, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, null));
@@ -322,6 +337,14 @@ final class LimiterSuite {
         }
     }
 
+    /** Adds a leased row of ours on {@code policy}, if {@code bench.contenders} selects it. */
+    private void addLeased(List<Contender> group, String name, String policy, String[] ids) {
+        if (settings.measures(name)) {
+            LongAdder inRedis = new LongAdder();
+            group.add(new Contender(name, Contenders.leasedLimiter(limiter, policy, ids, inRedis), null, null, inRedis));
+        }
+    }
+
     private Contenders.Peer peer(List<Contenders.Peer> peers, String name, Supplier<Contenders.Peer> create) {
         if (!settings.measures(name)) {
             return null;
@@ -364,7 +387,9 @@ final class LimiterSuite {
 
     /** What a leased cell counted: slices per decision, the share decided from a slice, units per slice. */
     private static String leasing(long[] t, long decided) {
-        return String.format(Locale.ROOT, "  slices/decision %.5f  from a slice %.2f%%  units/slice %,.0f  given back %.1f%%",
+        return String.format(Locale.ROOT, "  script calls/decision %.2e  slices/decision %.2e  from a slice %.2f%%"
+                + "  units/slice %,.0f  given back %.1f%%",
+                decided == 0 ? Double.NaN : (double) t[Tally.SCRIPT_CALLS] / decided,
                 decided == 0 ? Double.NaN : (double) t[Tally.SLICES] / decided,
                 decided == 0 ? Double.NaN : 100.0 * (decided - t[Tally.DECIDED_IN_REDIS]) / decided,
                 t[Tally.SLICES] == 0 ? Double.NaN : (double) t[Tally.SLICED_UNITS] / t[Tally.SLICES],
