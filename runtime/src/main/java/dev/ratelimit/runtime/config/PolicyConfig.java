@@ -109,8 +109,8 @@ public interface PolicyConfig {
 
     /**
      * Quota leasing for hot keys: `off` (every call decided in Redis), `auto` (slices of at most a tenth of the
-     * capacity) or the most units of one slice. A key this instance calls often enough is given a slice of its budget
-     * in one Redis call (charged there); calls are then admitted from it without a Redis call, and what it did not use
+     * capacity) or the most units of one slice (at least 8). A key this instance uses at least 8 units of within
+     * 100 ms is given a slice of its budget in one Redis call (charged there); calls are then admitted from it without a Redis call, and what it did not use
      * is given back when it ends (100 ms at most, never past its window for `fixed-window` and
      * `sliding-window-counter`), when the key cools down or when the application stops. Bound: beyond what the policy
      * admits exactly, at most the units leased out and not yet used, across all instances (zero for the window

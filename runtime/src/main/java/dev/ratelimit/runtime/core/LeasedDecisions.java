@@ -20,6 +20,9 @@ import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.resilience.DecidedBy;
 import dev.ratelimit.runtime.tracing.RateLimitTracing;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.operators.AbstractUni;
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
 
 /**
  * The decisions of policies with quota leasing ({@code lease}), in front of {@link RemoteDecisions}: a call is
@@ -60,23 +63,51 @@ final class LeasedDecisions {
         return leases;
     }
 
-    /** The decision of one policy with leasing on one key, made at each subscription. */
+    /**
+     * The decision of one policy with leasing on one key, made at each subscription: one object, no operator, on the
+     * path a slice serves (where the Redis call it saves would otherwise be most of the cost).
+     */
     Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
-        return Uni.createFrom().deferred(() -> {
-            Policy p = ps[0];
-            String key = keys[0];
-            long cost = costs[0];
-            Ask ask = leases.ask(p, key, cost);
+        return new LeasedDecision(ps, keys, costs);
+    }
+
+    private final class LeasedDecision extends AbstractUni<RateLimitDecision> {
+        private final Policy[] ps;
+        private final String[] keys;
+        private final long[] costs;
+
+        LeasedDecision(Policy[] ps, String[] keys, long[] costs) {
+            this.ps = ps;
+            this.keys = keys;
+            this.costs = costs;
+        }
+
+        @Override
+        public void subscribe(UniSubscriber<? super RateLimitDecision> downstream) {
+            Ask ask;
+            try {
+                ask = leases.ask(ps[0], keys[0], costs[0]);
+            } catch (RuntimeException e) {
+                downstream.onSubscribe(CANCELLED);
+                downstream.onFailure(e);
+                return;
+            }
             if (ask.ending() != null) {
                 giveBack(ask.ending());
             }
             if (ask.decided() != null) {
-                return Uni.createFrom().item(fromSlice(ps, ask.decided()));
+                downstream.onSubscribe(CANCELLED);
+                downstream.onItem(fromSlice(ps, ask.decided()));
+                return;
             }
-            if (ask.slice() == 0) {
-                return alone(ps, keys, costs);
-            }
-            long units = ask.slice();
+            AbstractUni.subscribe(ask.slice() == 0 ? alone(ps, keys, costs) : slice(ask.slice()), downstream);
+        }
+
+        /** The call decided in Redis with a new slice of {@code units}; alone when Redis refuses the slice. */
+        private Uni<RateLimitDecision> slice(long units) {
+            Policy p = ps[0];
+            String key = keys[0];
+            long cost = costs[0];
             long sentAt = System.nanoTime();
             return remote.slice(ps, keys, costs, new long[] { units }, (d, reply) -> {
                 PolicyDecision granted = leases.granted(p, key, units, cost, reply, sentAt);
@@ -90,8 +121,12 @@ final class LeasedDecisions {
                 return new RateLimitDecision(true, List.of(granted), Source.REDIS);
             }).onCancellation().invoke(() -> leases.granted(p, key, units, cost, null, sentAt)) // given up: not asking
                     .onItem().transformToUni(d -> d != null ? Uni.createFrom().item(d) : alone(ps, keys, costs));
-        });
+        }
     }
+
+    /** What a decision answered at once gives its caller to cancel: nothing left to cancel. */
+    private static final UniSubscription CANCELLED = () -> {
+    };
 
     /** A call admitted from a slice, counted and traced as decided by the lease. */
     private RateLimitDecision fromSlice(Policy[] ps, PolicyDecision decided) {

@@ -20,8 +20,8 @@ import dev.ratelimit.runtime.policy.Policy;
  * most {@link #LIFETIME_NANOS}, and for the window algorithms never past the end of the window it was charged in) or
  * the key cools down; what it did not use is then given back by settling the reservation (a refund at the instant it
  * was charged). A key is leased only while this instance sees it called at a rate that would use a slice of at least
- * two calls within one slice's life; colder keys, and keys close to their limit (a slice is at most half of what Redis
- * last said was left), are decided in Redis call by call.
+ * {@link #LEAST_SLICE} units (and two calls) within one slice's life; colder keys, and keys close to their limit (a slice
+ * is at most half of what Redis last said was left), are decided in Redis call by call.
  * <p>
  * The bound: at any moment, the calls admitted beyond what the exact policy would admit are at most the units leased
  * out and not yet used, across all instances (each instance holds at most one slice per key, of at most
@@ -41,8 +41,18 @@ public final class QuotaLeases {
      * another: then the key may lease again.
      */
     static final long ASKING_NANOS = 10_000_000_000L;
+    /**
+     * The fewest units worth a slice, and the fewest calls: a key used less within one slice's life is decided call by
+     * call (a slice costs a Redis call to take and one to give back what it did not use).
+     */
+    static final long LEAST_SLICE = 8;
+    /** Every this many sweeps, keys not called lately are forgotten (the sweep in between walks live slices only). */
+    private static final int FORGET_EVERY = 50;
 
     private final ConcurrentMap<String, KeyLeasing> keys = new ConcurrentHashMap<>();
+    /** The keys holding a slice: what the sweep walks. */
+    private final java.util.Set<String> live = ConcurrentHashMap.newKeySet();
+    private int sweeps;
     private final Eviction eviction;
     private final LongSupplier nanoClock;
     /** Set once every slice was given back at stop: no more slices are taken. */
@@ -125,6 +135,7 @@ public final class QuotaLeases {
             k.resetAt = now + reply.resetMillis(0) * 1_000_000;
             k.limit = reply.appliedLimit(0, policy);
             k.window = reply.appliedWindow(0, policy);
+            live.add(key);
             return k.decision(cost, now);
         }
     }
@@ -146,19 +157,33 @@ public final class QuotaLeases {
     public List<Ending> sweep() {
         long now = nanoClock.getAsLong();
         List<Ending> ended = new ArrayList<>();
-        keys.forEach((key, k) -> {
+        for (String key : live) {
+            KeyLeasing k = keys.get(key);
+            if (k == null) {
+                live.remove(key);
+                continue;
+            }
             synchronized (k) {
-                if (k.policy != null && now - k.endsAt >= 0) {
+                if (k.policy == null) {
+                    live.remove(key);
+                } else if (now - k.endsAt >= 0) {
                     Ending e = k.end(key);
+                    live.remove(key);
                     if (e != null) {
                         ended.add(e);
                     }
                 }
-                if (k.idle(now)) {
-                    keys.remove(key, k);
-                }
             }
-        });
+        }
+        if (++sweeps % FORGET_EVERY == 0) {
+            keys.forEach((key, k) -> {
+                synchronized (k) {
+                    if (k.idle(now)) {
+                        keys.remove(key, k);
+                    }
+                }
+            });
+        }
         return ended;
     }
 
@@ -175,6 +200,7 @@ public final class QuotaLeases {
             }
         });
         keys.clear();
+        live.clear();
         return ended;
     }
 
@@ -278,7 +304,8 @@ public final class QuotaLeases {
 
         /**
          * The units to lease for a call of {@code cost}: what this instance used over the last lifetime, at most the
-         * policy's slice and half of what is left; 0 when that is less than two such calls or a slice is on its way.
+         * policy's slice and half of what is left; 0 when that is less than {@link #LEAST_SLICE} units or two such calls,
+         * or a slice is on its way.
          */
         long sliceFor(Policy p, long cost, long now) {
             if (asking && now - askedAt < ASKING_NANOS) {
@@ -288,7 +315,7 @@ public final class QuotaLeases {
             if (knownRemaining >= 0) {
                 want = Math.min(want, knownRemaining / 2);
             }
-            if (want < 2 * cost) {
+            if (want < Math.max(LEAST_SLICE, 2 * cost)) {
                 return 0;
             }
             asking = true;

@@ -192,7 +192,7 @@ public final class PolicyValidator {
 
     /**
      * What is wrong with a policy's quota leasing ({@code lease}), or null: {@code off}, {@code auto} or a whole number
-     * of units from 2 to the policy's capacity (a slice of one unit saves no call), and only where a slice can be
+     * of units from 8 to the policy's capacity (a smaller slice is not worth its two Redis calls), and only where a slice can be
      * bounded: not {@code concurrency} (a slot is no unit to lease), not {@code sliding-window-log} (each entry keeps
      * its own instant, which a slice would move), not counting by outcome (each request is reserved and settled).
      */
@@ -226,9 +226,9 @@ public final class PolicyValidator {
         if (units > 0) {
             long capacity = algorithm.usesBurst() && values.burst().isPresent() ? values.burst().getAsInt()
                     : values.limit().orElse(Integer.MAX_VALUE);
-            if (units < 2 || units > capacity) {
-                return String.format("%s: a slice holds from 2 units to the policy's capacity (%d); set %s within it, or "
-                        + "to auto", subject, capacity, property);
+            if (units < 8 || units > capacity) {
+                return String.format("%s: a slice holds from 8 units (fewer are not worth the two Redis calls of a slice) "
+                        + "to the policy's capacity (%d); set %s within it, or to auto", subject, capacity, property);
             }
         }
         return null;

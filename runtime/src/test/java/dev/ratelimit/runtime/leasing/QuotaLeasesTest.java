@@ -30,28 +30,40 @@ class QuotaLeasesTest {
         return BackendReply.builder(1).policy(0, true, remaining, 0, 10).chargedAt(chargedAt).build();
     }
 
+    /** Calls {@code p} on {@code k} until it asks a slice; returns its size. */
+    private long heat(Policy p) {
+        for (int i = 0; i < 100; i++) {
+            long slice = leases.ask(p, "k", 1).slice();
+            if (slice > 0) {
+                return slice;
+            }
+        }
+        throw new AssertionError("no slice after 100 calls");
+    }
+
     @Test
     void aColdKeyIsDecidedAloneAndAHotOneLeasesWhatItUses() {
         Policy p = policy(Algorithm.TOKEN_BUCKET, Policy.LEASE_AUTO, false);
-        assertEquals(0, leases.ask(p, "k", 1).slice(), "one call: alone");
-        QuotaLeases.Ask second = leases.ask(p, "k", 1);
-        assertEquals(2, second.slice(), "two calls within 100 ms: a slice of what it used");
+        for (int i = 0; i < 7; i++) {
+            assertEquals(0, leases.ask(p, "k", 1).slice(), "fewer than 8 units within 100 ms: alone");
+        }
+        assertEquals(8, leases.ask(p, "k", 1).slice(), "8 calls within 100 ms: a slice of what it used");
         assertEquals(0, leases.ask(p, "k", 1).slice(), "asking: the others go alone meanwhile");
-        assertNotNull(leases.granted(p, "k", 2, 1, admitted(900, 5_000_000), now[0]));
+        assertNotNull(leases.granted(p, "k", 8, 1, admitted(900, 5_000_000), now[0]));
         QuotaLeases.Ask fromSlice = leases.ask(p, "k", 1);
         assertNotNull(fromSlice.decided());
-        assertEquals(900, fromSlice.decided().remaining(), "Redis's 900 and nothing left in the slice");
+        assertEquals(906, fromSlice.decided().remaining(), "Redis's 900 and the 6 left in the slice");
         assertEquals(100, p.leaseMost(), "auto: a tenth of the capacity");
     }
 
     @Test
     void aSliceAskedForAndNeverAnsweredStopsHoldingTheKeyBackAfterAWhile() {
         Policy p = policy(Algorithm.TOKEN_BUCKET, Policy.LEASE_AUTO, false);
-        leases.ask(p, "k", 1);
-        assertEquals(2, leases.ask(p, "k", 1).slice());
+        assertTrue(heat(p) > 0);
         now[0] += QuotaLeases.ASKING_NANOS - 1;
-        leases.ask(p, "k", 1);
-        assertEquals(0, leases.ask(p, "k", 1).slice(), "still asking");
+        for (int i = 0; i < 20; i++) {
+            assertEquals(0, leases.ask(p, "k", 1).slice(), "hot again, but still asking");
+        }
         now[0] += 2;
         assertTrue(leases.ask(p, "k", 1).slice() > 0, "given up on: the key leases again");
     }
@@ -59,8 +71,7 @@ class QuotaLeasesTest {
     @Test
     void aShadowPolicyThatWouldDenyGrantsNoSlice() {
         Policy p = policy(Algorithm.TOKEN_BUCKET, Policy.LEASE_AUTO, true);
-        leases.ask(p, "k", 1);
-        long slice = leases.ask(p, "k", 1).slice();
+        long slice = heat(p);
         BackendReply wouldDeny = BackendReply.builder(1).policy(0, false, 0, 100, 100).build();
         assertNull(leases.granted(p, "k", slice, 1, wouldDeny, now[0]), "nothing was charged: no slice");
         assertEquals(0, leases.unusedUnits());
@@ -69,12 +80,12 @@ class QuotaLeasesTest {
     @Test
     void aFixedWindowSliceEndsWithItsWindow() {
         Policy p = policy(Algorithm.FIXED_WINDOW, 50, false);
-        for (int i = 0; i < 10; i++) {
-            leases.ask(p, "k", 1); // the second asks a slice of 2, which fails (no reply): the key is hot, 10 calls
+        for (int i = 0; i < 20; i++) {
+            leases.ask(p, "k", 1); // the eighth asks a slice of 8, which fails (no reply): the key is hot, 20 calls
         }
-        leases.granted(p, "k", 2, 1, null, now[0]);
+        leases.granted(p, "k", 8, 1, null, now[0]);
         long slice = leases.ask(p, "k", 1).slice();
-        assertEquals(11, slice, "what it used over the last 100 ms");
+        assertEquals(21, slice, "what it used over the last 100 ms");
         // charged 30 ms before its window (1 s, on Redis's clock) ends
         long chargedAt = 7_000_000 - 30_000;
         assertNotNull(leases.granted(p, "k", slice, 1, admitted(900, chargedAt), now[0]));
