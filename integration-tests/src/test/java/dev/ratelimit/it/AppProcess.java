@@ -26,6 +26,8 @@ final class AppProcess implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    /** The management interface's port (the rate-limit admin endpoint). */
+    private int managementPort;
     private final Path logFile;
 
     private AppProcess(Process process, int port, Path logFile) {
@@ -51,6 +53,8 @@ final class AppProcess implements AutoCloseable {
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.add("-Dquarkus.http.port=" + port);
+            int managementPort = freePort(); // two instances on one host: each its own management interface
+            cmd.add("-Dquarkus.management.port=" + managementPort);
             properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
             cmd.add("-jar");
             cmd.add(JAR.toString());
@@ -58,6 +62,7 @@ final class AppProcess implements AutoCloseable {
                     .redirectOutput(log.toFile());
             pb.environment().putAll(env);
             AppProcess app = new AppProcess(pb.start(), port, log);
+            app.managementPort = managementPort;
             app.awaitHttp(Duration.ofSeconds(60));
             return app;
         } catch (IOException e) {
@@ -88,6 +93,11 @@ final class AppProcess implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return apps;
+    }
+
+    /** {@code path} on this instance's management interface. */
+    String managementUrl(String path) {
+        return "http://localhost:" + managementPort + path;
     }
 
     String url(String path) {

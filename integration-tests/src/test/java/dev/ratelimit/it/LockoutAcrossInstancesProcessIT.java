@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -22,9 +19,7 @@ class LockoutAcrossInstancesProcessIT extends TwoInstances {
 
     private HttpResponse<String> pin(AppProcess app, String method, String device)
             throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/api/pin"))).header("X-Device", device)
-                .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10)).build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
+        return send(method, app.url("/api/pin"), "X-Device", device);
     }
 
     @Test
@@ -32,12 +27,8 @@ class LockoutAcrossInstancesProcessIT extends TwoInstances {
         String device = "phone-" + UUID.randomUUID();
         AppProcess a = apps.get(0);
         AppProcess b = apps.get(1);
-        // pin is a fixed window: the four attempts must land in one 10 s window, or the fourth opens a new one.
-        // redis-server runs on this host, so its clock (where windows start) is this one
-        long left = 10_000 - System.currentTimeMillis() % 10_000;
-        if (left < 4_000) {
-            Thread.sleep(left + 20);
-        }
+        // pin is a fixed window: the four attempts must land in one 10 s window, or the fourth opens a new one
+        awaitWindowRoom(10_000, 4_000);
         // 3 attempts per 10 s across both instances: the fourth, on either, locks the device out
         assertEquals(200, pin(a, "GET", device).statusCode());
         assertEquals(200, pin(b, "GET", device).statusCode());

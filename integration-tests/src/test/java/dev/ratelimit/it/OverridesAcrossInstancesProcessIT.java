@@ -4,12 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Base64;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -23,18 +18,13 @@ import org.junit.jupiter.api.Test;
 class OverridesAcrossInstancesProcessIT extends TwoInstances {
 
     private HttpResponse<String> quote(AppProcess app, String apiKey) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/partner"))).header("X-Api-Key", apiKey)
-                .timeout(Duration.ofSeconds(10)).build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
+        return send("GET", app.url("/partner"), "X-Api-Key", apiKey);
     }
 
     private HttpResponse<String> console(AppProcess app, String method, String apiKey, String query)
             throws IOException, InterruptedException {
-        String auth = Base64.getEncoder().encodeToString("ops:ops-secret".getBytes(StandardCharsets.UTF_8));
-        HttpRequest request = HttpRequest.newBuilder(URI.create(app.url("/admin/partners/" + apiKey + "/override"
-                + query))).header("Authorization", "Basic " + auth).method(method, HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(10)).build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
+        return send(method, app.url("/admin/partners/" + apiKey + "/override" + query), "Authorization",
+                basic("ops", "ops-secret"));
     }
 
     @Test
