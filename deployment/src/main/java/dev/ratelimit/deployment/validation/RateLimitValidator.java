@@ -130,6 +130,31 @@ public final class RateLimitValidator {
         return LATER_RETURNS.contains(type) ? "a bean method returning " + type : null;
     }
 
+    private static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
+    private static final DotName CONSUME_EVENT = DotName.createSimple("io.quarkus.vertx.ConsumeEvent");
+
+    /**
+     * A plain bean method that runs on an event loop (marked {@code @NonBlocking}, or a {@code @ConsumeEvent} consumer
+     * that is not blocking), named for the message, or null. A JAX-RS resource method is decided by the filter, which
+     * waits without blocking whatever the method returns.
+     */
+    private static String onEventLoop(RateLimitedMethodBuildItem item, IndexView index) {
+        MethodInfo m = item.method();
+        String type = m.returnType().name().toString();
+        if (item.suspendFunction() || LATER_RETURNS.contains(type) || isResourceMethod(m, m.declaringClass(), index,
+                new HashSet<>())) {
+            return null;
+        }
+        if (m.hasDeclaredAnnotation(NON_BLOCKING) || m.declaringClass().hasDeclaredAnnotation(NON_BLOCKING)) {
+            return "a @NonBlocking method returning " + type;
+        }
+        var consume = m.declaredAnnotation(CONSUME_EVENT);
+        if (consume != null && (consume.value("blocking") == null || !consume.value("blocking").asBoolean())) {
+            return "a @ConsumeEvent method that is not blocking";
+        }
+        return null;
+    }
+
     public static List<Throwable> validate(List<RateLimitedMethodBuildItem> methods, BuildTimePolicies policies,
             IndexView index) {
         List<Throwable> errors = new ArrayList<>();
@@ -195,6 +220,13 @@ public final class RateLimitValidator {
                                     + at.substring(0, at.length() - 1) + ", plan=" + plan + "]"));
                         }
                     });
+                }
+                String loop = onEventLoop(item, index);
+                if (loop != null && policies.policy(s.policy()).maxWait().isPresent()) {
+                    errors.add(new RateLimitValidationException.AsynchronousReturnTypeException("@RateLimit on "
+                            + loop + " cannot wait for admission (policy '" + s.policy() + "' has max-wait): it would "
+                            + "block the event loop; return Uni or CompletionStage, let it run on a worker thread, or "
+                            + "remove " + PolicyValidator.property(s.policy(), "max-wait") + " " + at));
                 }
                 if (!s.key().isEmpty()) {
                     String problem = KeySource.validate(s.key());

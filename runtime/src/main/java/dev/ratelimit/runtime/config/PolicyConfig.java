@@ -126,7 +126,8 @@ public interface PolicyConfig {
      * otherwise it is denied at once, as without it. For outbound calls to a partner's API (the eleventh call of 10 per
      * second waits its turn) and for HTTP requests that would rather be slow than refused. The wait holds no thread:
      * `Uni`, `CompletionStage`, `Multi`, `suspend` methods and HTTP requests wait on a timer; a plain method waits on
-     * its worker or virtual thread (never on an event loop, where it is refused as without a wait). From 1 ms to 1 h.
+     * its worker or virtual thread (one that runs on an event loop, such as a non-blocking `@ConsumeEvent` consumer,
+     * fails the build). From 1 ms to 1 h.
      * Not with `algorithm=concurrency` or `mode=shadow`. No wait when not set.
      */
     Optional<Duration> maxWait();
