@@ -56,15 +56,33 @@ final class LimiterSuite {
      * measure what leasing itself can decide.
      */
     static final String LEASED_HIGH = "diagnostic: %s leased, limit 10M/s";
+    /**
+     * The leasing comparison on policies that never deny here, the plain row ({@code ours: <algorithm> 1e8/s}, policy
+     * {@code <algorithm>-1e8}) and the leased row ({@code ours: <algorithm> 1e8/s leased}, policy
+     * {@code <algorithm>-1e8-leased}, {@code lease=auto}): 10,000,000 per 100 ms window, 10^8 per second, the most
+     * a policy decides exactly in a window of 100 ms. Neither meets its limit, so their ratio is leasing's alone.
+     */
+    static final String NEVER_DENIES = " 1e8/s";
 
-    /** The plain row a leased row is compared with ({@code ours: <algorithm>}), or null for another row. */
+    /**
+     * The plain row a leased row is compared with ({@code ours: <algorithm>}, or {@code ours: <algorithm> 1e8/s} for
+     * {@code ours: <algorithm> 1e8/s leased}), or null for another row.
+     */
     static String plainOf(String contender) {
         for (String a : LEASED_ALGORITHMS) {
             if (contender.equals(OURS + a + LEASED) || contender.equals(String.format(LEASED_HIGH, a))) {
                 return OURS + a;
             }
+            if (contender.equals(OURS + a + NEVER_DENIES + LEASED)) {
+                return OURS + a + NEVER_DENIES;
+            }
         }
         return null;
+    }
+
+    /** A plain row of the leasing comparison ({@code ours: <algorithm> 1e8/s}): not one of the per-algorithm rows. */
+    static boolean neverDenies(String contender) {
+        return contender.startsWith(OURS) && contender.endsWith(NEVER_DENIES);
     }
     static final String BACKEND_ONLY = "diagnostic: backend only, token-bucket";
     static final String TIMEOUT_VERTX = "experiment: backend + ifNoItem (default scheduler)";
@@ -255,6 +273,10 @@ final class LimiterSuite {
                     }
                     for (String a : LEASED_ALGORITHMS) {
                         addLeased(group, String.format(LEASED_HIGH, a), a + "-leased-10m", ids);
+                    }
+                    for (String a : LEASED_ALGORITHMS) {
+                        add(group, OURS + a + NEVER_DENIES, () -> Contenders.limiter(limiter, a + "-1e8", ids));
+                        addLeased(group, OURS + a + NEVER_DENIES + LEASED, a + "-1e8-leased", ids);
                     }
                     add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));
                     add(group, TIMEOUT_VERTX, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, null));
