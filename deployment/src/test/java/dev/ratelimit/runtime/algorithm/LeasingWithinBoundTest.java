@@ -179,7 +179,7 @@ class LeasingWithinBoundTest {
                 }
                 if (granted == null) {
                     BackendReply reply = store.decideNow(ps, keys, new long[] { cost }, now[0], false, null);
-                    leases.observed(key, reply.remaining(0));
+                    leases.observed(ask, reply.remaining(0));
                     if (reply.allAdmitted()) {
                         admitted.add(new long[] { now[0], cost });
                         how.add(where + " alone");

@@ -100,7 +100,7 @@ final class LeasedDecisions {
                 downstream.onItem(fromSlice(ps, ask.decided()));
                 return;
             }
-            AbstractUni.subscribe(ask.slice() == 0 ? alone(ps, keys, costs) : slice(ask.slice()), downstream);
+            AbstractUni.subscribe(ask.slice() == 0 ? alone(ps, keys, costs, ask) : slice(ask.slice()), downstream);
         }
 
         /** The call decided in Redis with a new slice of {@code units}; alone when Redis refuses the slice. */
@@ -120,7 +120,7 @@ final class LeasedDecisions {
                 metrics.leased(p.name(), units);
                 return new RateLimitDecision(true, List.of(granted), Source.REDIS);
             }).onCancellation().invoke(() -> leases.granted(p, key, units, cost, null, sentAt)) // given up: not asking
-                    .onItem().transformToUni(d -> d != null ? Uni.createFrom().item(d) : alone(ps, keys, costs));
+                    .onItem().transformToUni(d -> d != null ? Uni.createFrom().item(d) : alone(ps, keys, costs, null));
         }
     }
 
@@ -138,11 +138,18 @@ final class LeasedDecisions {
         return d;
     }
 
-    /** The call decided in Redis by itself; what Redis says is left sizes the key's next slice. */
-    private Uni<RateLimitDecision> alone(Policy[] ps, String[] keys, long[] costs) {
-        return remote.decide(ps, keys, costs, null).invoke(d -> {
+    /**
+     * The call decided in Redis by itself; on a key warm enough to lease soon ({@code ask}; null: none), what Redis
+     * says is left sizes its next slice.
+     */
+    private Uni<RateLimitDecision> alone(Policy[] ps, String[] keys, long[] costs, Ask ask) {
+        Uni<RateLimitDecision> decided = remote.decide(ps, keys, costs, null);
+        if (ask == null || ask.warm() == null) {
+            return decided;
+        }
+        return decided.invoke(d -> {
             if (d.source() == Source.REDIS) {
-                leases.observed(keys[0], d.policies().get(0).remaining());
+                leases.observed(ask, d.policies().get(0).remaining());
             }
         });
     }

@@ -74,9 +74,13 @@ public final class QuotaLeases {
     /**
      * What to do with a call: {@code decided} (admitted from a live slice; nothing else to do), else {@code slice}
      * units to reserve as a new slice, the call's own cost among them (0: decide the call alone); and {@code ending},
-     * a slice of the key that ended and must be settled (null: none).
+     * a slice of the key that ended and must be settled (null: none). A call decided alone on a key warm enough to
+     * lease soon tells what Redis said is left ({@link #observed}); on a cold key that is not needed.
      */
-    public record Ask(PolicyDecision decided, long slice, Ending ending) {
+    public record Ask(PolicyDecision decided, long slice, Ending ending, Object warm) {
+        Ask(PolicyDecision decided, long slice, Ending ending) {
+            this(decided, slice, ending, null);
+        }
     }
 
     /** The next call on {@code policy}'s {@code key} with {@code cost}: admitted from a slice, or what to ask Redis. */
@@ -104,7 +108,8 @@ public final class QuotaLeases {
                 ending = k.end(key);
             }
             long slice = closed ? 0 : k.sliceFor(policy, cost, now);
-            return new Ask(null, slice, ending);
+            boolean warm = slice == 0 && 2 * Math.max(k.unitsNow, k.unitsBefore) >= LEAST_SLICE;
+            return new Ask(null, slice, ending, warm ? k : null);
         }
     }
 
@@ -140,10 +145,12 @@ public final class QuotaLeases {
         }
     }
 
-    /** What Redis said is left of {@code key} after a call decided alone: the next slice is at most half of it. */
-    public void observed(String key, long remaining) {
-        KeyLeasing k = keys.get(key);
-        if (k != null) {
+    /**
+     * What Redis said is left of the key of {@code ask} after the call was decided alone: the key's next slice is at
+     * most half of it. Nothing to do for a cold key.
+     */
+    public void observed(Ask ask, long remaining) {
+        if (ask.warm() instanceof KeyLeasing k) {
             synchronized (k) {
                 k.knownRemaining = remaining;
             }
