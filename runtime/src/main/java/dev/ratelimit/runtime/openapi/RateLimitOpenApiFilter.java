@@ -16,6 +16,7 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 import dev.ratelimit.runtime.config.ConfiguredPolicies;
 import dev.ratelimit.runtime.config.HttpConfig.HeaderFamily;
+import dev.ratelimit.runtime.config.RateLimitBuildTimeConfig;
 import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.PolicyRegistry;
@@ -76,6 +77,62 @@ public class RateLimitOpenApiFilter implements OASFilter {
             }
             responses.addComponents(openAPI.getComponents());
         }
+        RateLimitBuildTimeConfig build = arc.select(RateLimitBuildTimeConfig.class).get();
+        if (build.admin().enabled()) {
+            documentAdmin(openAPI, build);
+        }
+    }
+
+    /**
+     * The operators' endpoint ({@code quarkus.ratelimit.admin.enabled}), under the management root on the management
+     * interface: each path with that server of its own (another port than the application's), tagged
+     * {@code rate-limit admin}, with its roles and answers.
+     */
+    private static void documentAdmin(OpenAPI openAPI, RateLimitBuildTimeConfig build) {
+        org.eclipse.microprofile.config.Config c = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        String root = c.getOptionalValue("quarkus.management.root-path", String.class).orElse("/q");
+        root = (root.startsWith("/") ? root : "/" + root).replaceAll("/+$", "") + "/ratelimit";
+        int port = c.getOptionalValue("quarkus.management.port", Integer.class).orElse(9000);
+        org.eclipse.microprofile.openapi.models.servers.Server management = OASFactory.createServer()
+                .url("http://localhost:" + port).description("The management interface (quarkus.management.*), not "
+                        + "the application's server");
+        String read = "Needs the role '" + build.admin().readRole() + "' or '" + build.admin().writeRole() + "'.";
+        String write = "Needs the role '" + build.admin().writeRole() + "'.";
+        String policy = root + "/policies/{policy}";
+        String key = policy + "/keys/{identity}";
+        adminPath(openAPI, management, root + "/policies", PathItem.HttpMethod.GET,
+                "The policies and their values, with their plans' values", read);
+        adminPath(openAPI, management, key, PathItem.HttpMethod.GET,
+                "A key's state, charging nothing (identity: as the policy derives it, or as the keys store it)", read);
+        adminPath(openAPI, management, key, PathItem.HttpMethod.DELETE, "Resets a key on every instance", write);
+        adminPath(openAPI, management, key + "/override", PathItem.HttpMethod.PUT,
+                "Sets a key's own values: a JSON object with any of limit, window, burst, plan, expiresAfter, "
+                        + "expiresAt", write);
+        adminPath(openAPI, management, key + "/override", PathItem.HttpMethod.DELETE, "Clears a key's override",
+                write);
+        adminPath(openAPI, management, policy + "/limited", PathItem.HttpMethod.GET,
+                "The keys the policy denied most over the last 5 minutes, on every instance", read);
+    }
+
+    private static void adminPath(OpenAPI openAPI, org.eclipse.microprofile.openapi.models.servers.Server server,
+            String path, PathItem.HttpMethod method, String summary, String roles) {
+        if (openAPI.getPaths() == null) {
+            openAPI.setPaths(OASFactory.createPaths());
+        }
+        PathItem item = openAPI.getPaths().getPathItem(path);
+        if (item == null) {
+            item = OASFactory.createPathItem().servers(List.of(server));
+            openAPI.getPaths().addPathItem(path, item);
+        }
+        APIResponses answers = OASFactory.createAPIResponses()
+                .addAPIResponse("200", OASFactory.createAPIResponse().description("JSON"))
+                .addAPIResponse("401", OASFactory.createAPIResponse().description("No credentials"))
+                .addAPIResponse("403", OASFactory.createAPIResponse().description("Without the role it needs"));
+        if (path.contains("{policy}")) {
+            answers.addAPIResponse("404", OASFactory.createAPIResponse().description("No such policy"));
+        }
+        item.setOperation(method, OASFactory.createOperation().summary(summary).description(roles)
+                .addTag("rate-limit admin").responses(answers));
     }
 
     /** The policies of an operation, as the REST filter applies them: its annotations', then matching path policies. */
