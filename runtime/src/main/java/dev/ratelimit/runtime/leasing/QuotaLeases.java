@@ -46,6 +46,19 @@ public final class QuotaLeases {
      * call (a slice costs a Redis call to take and one to give back what it did not use).
      */
     static final long LEAST_SLICE = 8;
+    /**
+     * Cold keys are counted in a small sketch, not followed one by one: per period of {@link #LIFETIME_NANOS}, the
+     * units asked of the keys hashing to each of its counters. A key is followed (an entry of its own) once its counter
+     * reaches {@link #WARM}; counts lost to races or shared with other keys only change when a key starts being
+     * followed, never what a slice admits (every slice is charged in Redis).
+     */
+    private static final int SKETCH = 4096;
+    static final long WARM = LEAST_SLICE / 2;
+    private final long[] sketch = new long[SKETCH];
+    private volatile long sketchPeriod = Long.MIN_VALUE;
+    /** What a call of a key not followed yet does: go to Redis alone. */
+    private static final Ask ALONE = new Ask(null, 0, null, null);
+
     /** Every this many sweeps, keys not called lately are forgotten (the sweep in between walks live slices only). */
     private static final int FORGET_EVERY = 50;
 
@@ -86,19 +99,32 @@ public final class QuotaLeases {
     /** The next call on {@code policy}'s {@code key} with {@code cost}: admitted from a slice, or what to ask Redis. */
     public Ask ask(Policy policy, String key, long cost) {
         KeyLeasing k = keys.get(key);
+        long seen = cost;
         if (k == null) {
+            long now = nanoClock.getAsLong();
+            long period = Math.floorDiv(now, LIFETIME_NANOS);
+            if (period != sketchPeriod) {
+                java.util.Arrays.fill(sketch, 0); // a new period: every cold key starts from nothing
+                sketchPeriod = period;
+            }
+            int h = key.hashCode();
+            int i = (h ^ (h >>> 16)) & (SKETCH - 1);
+            seen = sketch[i] += cost;
+            if (seen < WARM || closed) {
+                return ALONE;
+            }
             k = new KeyLeasing();
             KeyLeasing there = keys.putIfAbsent(key, k);
             if (there != null) {
                 k = there;
+                seen = cost;
             } else {
-                long now = nanoClock.getAsLong();
                 eviction.trim(keys, e -> e.idle(now), e -> e.lastCall - now);
             }
         }
         synchronized (k) {
             long now = nanoClock.getAsLong();
-            k.observe(cost, now);
+            k.observe(seen, now); // a key followed from now on starts with what the sketch counted of it
             Ending ending = null;
             if (k.policy != null) {
                 if (k.policy == policy && now - k.endsAt < 0 && k.granted - k.used >= cost) {
@@ -208,6 +234,7 @@ public final class QuotaLeases {
         });
         keys.clear();
         live.clear();
+        java.util.Arrays.fill(sketch, 0);
         return ended;
     }
 
