@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Quota leasing ({@code lease=auto}) across two instances of the packaged application on one real redis-server, both
- * leasing slices of the same global keys at once: the fixed window ({@code catalog}, 600 an hour) admits exactly
- * 600 of 1,000 calls spread over both (the bound of a window algorithm is zero); the bucket ({@code feed}, 300,
+ * leasing slices of the same global keys at once: the fixed window ({@code catalog}, 600 an hour) admits at most 600
+ * of 1,000 calls spread over both (the bound of a window algorithm is zero), and exactly 600 once the slices' unused
+ * units are given back; the bucket ({@code feed}, 300,
  * refilling 300 an hour) admits its burst, with what refilled, and no more; and an instance that stops gives back
  * what its slice did not use, so the other gets it.
  */
@@ -62,7 +63,13 @@ class LeasingAcrossInstancesProcessIT extends TwoInstances {
     @Test
     void twoLeasingInstancesStayWithinTheBoundAndAStoppedOneGivesItsSliceBack() throws Exception {
         long started = System.nanoTime();
-        assertEquals(600, hammer(apps, "/api/catalog", 1_000), "a window policy admits exactly its limit, leased");
+        int first = hammer(apps, "/api/catalog", 1_000);
+        // never more than the limit; less while one instance holds units of a slice the other's calls cannot use
+        assertTrue(first <= 600 && first > 600 - 2 * 60, () -> "a window policy admits at most its limit: " + first);
+        Thread.sleep(400); // the slices end (100 ms) and the sweep gives back what they did not use
+        // one caller on one instance uses its own slice before Redis denies it: every unit given back is admitted
+        int second = hammer(List.of(apps.get(0)), "/api/catalog", 4 * 100);
+        assertEquals(600, first + second, "exactly the limit once the slices are given back");
 
         // feed: one instance takes 100 on its own, leasing, then stops: what its slice did not use goes back
         AppProcess a = apps.get(0);
