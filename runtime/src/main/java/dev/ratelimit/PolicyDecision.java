@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param allowed whether this policy alone would admit the request
  * @param remaining units left after this request (not charged when the request is denied)
  * @param retryAfter when denied, how long until this request (with its cost) could be admitted by
- *        this policy; {@link Duration#ZERO} when allowed
+ *        this policy; when allowed, {@link Duration#ZERO}, or for a call of a bucket policy with {@code max-wait}
+ *        admitted at its turn, how long after the decision the turn came (the call went on then)
  * @param reset how long until more quota becomes available for this policy
  * @param shadow whether the policy runs in shadow mode (reported, never enforced)
  */

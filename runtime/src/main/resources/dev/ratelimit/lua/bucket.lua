@@ -72,22 +72,29 @@ local function bucket(key, limit, window, burst, cost, write)
       while avail > 0 and not bucket_fits(a, b, avail, burst, qw, rw, limit) do avail = avail - 1 end
     end
   end
+  local wait, left = 0, avail - cost
   if cost > avail then
     local next_now = bucket_next(a, b, avail, burst, qw, rw, limit)
     if cost > burst then return 0, avail, -1, next_now, next_now, nil end
-    return 0, avail, bucket_until(bucket_add(a, b, cost - burst, qw, rw, limit)), next_now, next_now, nil
+    wait = bucket_until(bucket_add(a, b, cost - burst, qw, rw, limit))
+    -- A call that may wait (max-wait: mode 'W<us>') takes the next turn when it comes within `turn` us: it is
+    -- charged now, from the key's time as any admission is, and admitted `wait` us from now, the instant its units
+    -- have come. The key's time moves past that instant, so the next caller's turn comes after it: waiters are
+    -- served in the order Redis charged them, and each at an instant the bucket admits it.
+    if not turn or wait > turn then return 0, avail, wait, next_now, next_now, nil end
+    left = 0
   end
   local na, nb = bucket_add(a, b, cost, qw, rw, limit)
   local value = na
   if nb ~= 0 then value = { na, nb, den = limit } end
   local ttl = ttl_ms(bucket_until(na, nb))
-  local reset = bucket_until(bucket_add(na, nb, avail - cost + 1 - burst, qw, rw, limit))
+  local reset = bucket_until(bucket_add(na, nb, left + 1 - burst, qw, rw, limit))
   if write then
     -- charged as it admits: the uncharged reset is not read (see the prelude)
     kv_set(key, value, ttl)
-    return 1, avail, 0, reset, reset, nil
+    return 1, avail, wait, reset, reset, nil
   end
-  return 1, avail, 0, reset, bucket_next(a, b, avail, burst, qw, rw, limit), function()
+  return 1, avail, wait, reset, bucket_next(a, b, avail, burst, qw, rw, limit), function()
     kv_set(key, value, ttl)
   end
 end

@@ -106,7 +106,8 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
   local ok_all = ok
   if shadow == '1' then ok_all = 1 end
   if ok == 1 and not as_is then
-    avail = avail - cost
+    -- a turn (see bucket.lua) admits more than is available now: nothing is left
+    avail = max(avail - cost, 0)
   else
     reset = reset_now
   end
@@ -136,7 +137,7 @@ end
 local function decide(k, n, a, policies, res, o)
   set_clock(ARGV[a + 1])
   local mode = ARGV[a + 2]
-  lease = nil
+  lease, turn = nil, nil
   local kind = sub(mode, 1, 1)
   local reserve = kind == 'R'
   -- after a settlement, each policy is read as it stands, for one unit (as a state read)
@@ -144,6 +145,9 @@ local function decide(k, n, a, policies, res, o)
   if ones then
     settle(k, n, a, policies, tonumber(sub(mode, 2)))
     mode = '2'
+  elseif kind == 'W' then
+    turn = tonumber(sub(mode, 2))
+    mode = '0'
   elseif #mode > 1 then
     lease = sub(mode, 2)
     mode = '0'
@@ -202,7 +206,7 @@ local function decide(k, n, a, policies, res, o)
     local p = o + 1 + (i - 1) * 4
     if ok_all == 1 and res[p + 1] == 1 and not as_is then
       if not dry then commits[i]() end
-      res[p + 2] = res[p + 2] - costs[i]
+      res[p + 2] = max(res[p + 2] - costs[i], 0)
     else
       -- not charged: report the state as it stands
       res[p + 4] = reset_uncharged[i]

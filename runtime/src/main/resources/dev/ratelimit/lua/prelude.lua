@@ -14,7 +14,9 @@
 --          as '0', and the reply's first value is the time of the charge (microseconds) instead of 1
 --          when admitted; 'S<at>' to settle a reservation charged at <at>: each policy's cost is the
 --          units it gives back, and the reply is the state as it then stands (as '2'); '3' as '2', but a denial locks its key out as a
---          charge's would (see decide.lua: the first pass of a call across cluster slots).
+--          charge's would (see decide.lua: the first pass of a call across cluster slots); 'W<us>' as '0',
+--          a bucket policy taking the next turn within <us> microseconds when the cost does not fit now
+--          (see bucket.lua: a call that waits, max-wait).
 --   then six arguments per policy, one policy per key:
 --          algorithm name, limit, window (microseconds), burst, shadow ('1': reported, never
 --          denies and never blocks the other policies; 'L<us>': enforced, and a denial locks the key out
@@ -34,11 +36,14 @@ local run_starts = {}
 local now
 -- The lease of the call being charged, when it holds concurrency slots (see concurrency.lua).
 local lease
+-- How far ahead, in microseconds, the call being charged may take its turn (mode 'W<us>', see bucket.lua); nil: it
+-- takes none, it is decided now.
+local turn
 -- Redis TIME, read once per script run: the calls of one batch are decided at one instant.
 local redis_now
 -- Called first by main: forgets everything an earlier call left.
 local function begin_run()
-  now, lease, redis_now = nil, nil, nil
+  now, lease, turn, redis_now = nil, nil, nil, nil
   for i = 1, #run_starts do run_starts[i]() end
 end
 local function set_clock(arg)
@@ -197,7 +202,8 @@ end
 
 -- Each algorithm is a function (key, limit, window, burst, cost, write) returning
 --   allowed (1/0), units available before this request, microseconds until this request could
---   be admitted (0 when allowed, -1 when never: cost above capacity), microseconds until more
+--   be admitted (0 when allowed, -1 when never: cost above capacity; when admitted at a turn, see
+--   bucket.lua, the microseconds until the turn), microseconds until more
 --   quota becomes available if the request is charged, the same if it is not charged, and, unless
 --   `write` is true, a function that writes the charged state. With `write` true (a lone policy,
 --   the common case) it writes that state itself when it admits: no closure to build and call, and

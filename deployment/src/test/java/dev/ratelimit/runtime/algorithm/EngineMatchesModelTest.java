@@ -38,6 +38,8 @@ import dev.ratelimit.test.redis.RedisFixture;
 class EngineMatchesModelTest {
 
     private static final AtomicLong CASES = new AtomicLong();
+    /** Policies of calls that may wait admitted at a turn (charged now, admitted later). */
+    private static final AtomicLong TURNS = new AtomicLong();
     private static ScriptRunner redis;
     /** The same calls as {@link #redis}, as calls of the function library (on keys of their own). */
     private static ScriptRunner functions;
@@ -58,10 +60,14 @@ class EngineMatchesModelTest {
     void everyBackendDecidesAsTheModelForGeneratedPoliciesAndSequences() {
         long compact = ScriptRunner.COMPACT_RUNS.get();
         long repeated = ScriptRunner.REPEATED_CALLS.get();
+        long turns = TURNS.get();
         PropertySearch.check("engine vs model", Scenarios::generate, Scenarios::simpler, EngineMatchesModelTest::play);
         System.out.println("engine vs model: " + (ScriptRunner.COMPACT_RUNS.get() - compact)
                 + " batch runs in the compact form, " + (ScriptRunner.REPEATED_CALLS.get() - repeated)
-                + " of their calls identical to the one before");
+                + " of their calls identical to the one before, " + (TURNS.get() - turns)
+                + " policies of waiting calls admitted at a turn");
+        // a search that never took a turn would say nothing of them
+        org.junit.jupiter.api.Assertions.assertTrue(TURNS.get() - turns > 0, "no call was admitted at a turn");
     }
 
     /** Plays a scenario on the model and on every backend, comparing each reply with the model's. */
@@ -175,24 +181,33 @@ class EngineMatchesModelTest {
             // a call names a lease only when it has a concurrency policy, as the extension does
             String lease = hasConcurrency(limits) ? "L" + k : null;
             boolean reserve = st.reserve() && !st.dryRun();
+            // a call that may wait takes turns (never with concurrency, which max-wait refuses)
+            long turn = lease == null && !reserve && !st.dryRun() ? st.turn() : 0;
+            long at = now;
+            java.util.function.Function<String[], Call> call = keys -> reserve
+                    ? Call.reservation(limits, keys, costs, at, lease)
+                    : turn > 0 ? Call.inTurn(limits, keys, costs, at, turn)
+                            : new Call(limits, keys, costs, at, st.dryRun(), lease);
             long[] expected = reserve ? model.reserve(limits, local, costs, now, lease)
-                    : model.decide(limits, local, costs, now, st.dryRun(), lease);
-            long[] fromRedis = redis.single(reserve ? Call.reservation(limits, single, costs, now, lease)
-                    : new Call(limits, single, costs, now, st.dryRun(), lease));
+                    : turn > 0 ? model.decideInTurn(limits, local, costs, now, turn)
+                            : model.decide(limits, local, costs, now, st.dryRun(), lease);
+            long[] fromRedis = redis.single(call.apply(single));
             assertArrayEquals(expected, fromRedis, () -> "Redis, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromRedis));
-            long[] fromFunction = functions.single(reserve ? Call.reservation(limits, singleFunction, costs, now, lease)
-                    : new Call(limits, singleFunction, costs, now, st.dryRun(), lease));
+            long[] fromFunction = functions.single(call.apply(singleFunction));
             assertArrayEquals(expected, fromFunction, () -> "Redis function, one call per run, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromFunction));
             long[] fromLocal = (reserve ? backend.reserveNow(policies, local, costs, now, lease)
-                    : backend.decideNow(policies, local, costs, now, st.dryRun(), lease)).toScriptOrder();
+                    : backend.decideNow(policies, local, costs, now, st.dryRun(), lease, turn)).toScriptOrder();
             assertArrayEquals(expected, fromLocal, () -> "in process, " + where + ": model "
                     + Arrays.toString(expected) + " vs " + Arrays.toString(fromLocal));
-            run.add(reserve ? Call.reservation(limits, batched, costs, now, lease)
-                    : new Call(limits, batched, costs, now, st.dryRun(), lease));
-            functionRun.add(reserve ? Call.reservation(limits, batchedFunction, costs, now, lease)
-                    : new Call(limits, batchedFunction, costs, now, st.dryRun(), lease));
+            for (int i = 0; turn > 0 && i < n; i++) {
+                if (expected[1 + 4 * i] == 1 && expected[3 + 4 * i] > 0) {
+                    TURNS.incrementAndGet();
+                }
+            }
+            run.add(call.apply(batched));
+            functionRun.add(call.apply(batchedFunction));
             if (reserve && expected[0] != 0) {
                 // what each policy charged: nothing where a shadow policy denied
                 long[] r = new long[1 + n];

@@ -39,9 +39,9 @@ class OverridesOnALiveKeyTest {
     void aBucketsTimeWrittenUnderAnotherLimitIsRoundedUpToTheNewLimitsGrid() {
         Limit bucket = new Limit("token-bucket", 1144, 1000, 1144, false, 0, true);
         Scenario s = new Scenario(List.of(bucket), 0, List.of(
-                new Step(0, new long[] { 1 }, false, false, -1, false, -1, null),
-                new Step(0, new long[] { 1 }, false, false, -1, false, -1, new Change(0, false, 88, 3186, 0, 0)),
-                new Step(0, new long[] { 1 }, false, false, -1, false, -1, new Change(0, false, 3_000_000, 0, 0, 6))));
+                new Step(0, new long[] { 1 }, false, false, -1, false, -1, null, 0),
+                new Step(0, new long[] { 1 }, false, false, -1, false, -1, new Change(0, false, 88, 3186, 0, 0), 0),
+                new Step(0, new long[] { 1 }, false, false, -1, false, -1, new Change(0, false, 3_000_000, 0, 0, 6), 0)));
         EngineMatchesModelTest.play(s);
         ReferenceModel model = new ReferenceModel();
         String[] key = { "k" };

@@ -114,6 +114,8 @@ final class ReferenceModel {
     private String lease;
     /** Whether the call being decided is charged if admitted (not a dry run). */
     private boolean charging;
+    /** How far ahead the call being decided may take its turn, in µs (0: none); see {@link #decideInTurn}. */
+    private long turn;
 
     // ---------------------------------------------------------------------------------------------------------------
     // State shapes
@@ -198,6 +200,12 @@ final class ReferenceModel {
                 Runnable charge) {
             return new Verdict(true, availableBefore, cost, 0, resetUncharged, resetCharged, charge);
         }
+
+        /** Admitted at a turn {@code retryMs} from now, charged now (more than is available now: nothing is left). */
+        static Verdict inTurn(long availableBefore, long cost, long retryMs, Rational resetUncharged,
+                Rational resetCharged, Runnable charge) {
+            return new Verdict(true, availableBefore, cost, retryMs, resetUncharged, resetCharged, charge);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -217,6 +225,29 @@ final class ReferenceModel {
     long[] decide(Limit[] limits, String[] keys, long[] costs, long nowMicros, boolean dryRun, String lease) {
         return decide(limits, keys, costs, nowMicros, dryRun, lease, false);
     }
+
+    /**
+     * Decides and charges a call that may wait up to {@code turnMicros} µs ({@code max-wait}): a bucket policy whose
+     * cost does not fit now admits it at its turn, the instant e = T + (c - B)·P its units have come, when e - now is
+     * at most {@code turnMicros}; the call is charged now (T moves on by c·P as for any admission) and its retry says
+     * in how many ms (rounded up) e comes; nothing is left. The other algorithms decide as {@link #decide} does.
+     */
+    long[] decideInTurn(Limit[] limits, String[] keys, long[] costs, long nowMicros, long turnMicros) {
+        turn = turnMicros;
+        try {
+            return decide(limits, keys, costs, nowMicros, false, null, false);
+        } finally {
+            turn = 0;
+        }
+    }
+
+    /** The exact instant, in µs, of the turn the last call {@link #decideInTurn} admitted took on {@code key}. */
+    Rational turnOf(String key) {
+        return turns.get(key);
+    }
+
+    /** Per key, the instant of the last turn taken on it (see {@link #turnOf}). */
+    private final Map<String, Rational> turns = new HashMap<>();
 
     /**
      * Charges a reservation: as {@link #decide}, and when admitted the reply's first value is the time of the charge
@@ -420,7 +451,7 @@ final class ReferenceModel {
             Verdict v = verdicts.get(i);
             boolean charged = all && v.admits() && !asIs;
             reply[1 + 4 * i] = v.admits() ? 1 : 0;
-            reply[2 + 4 * i] = charged ? v.availableBefore() - v.cost() : v.availableBefore();
+            reply[2 + 4 * i] = charged ? Math.max(v.availableBefore() - v.cost(), 0) : v.availableBefore();
             reply[3 + 4 * i] = v.retryMs();
             reply[4 + 4 * i] = resetMs(charged ? v.resetCharged() : v.resetUncharged());
         }
@@ -485,6 +516,16 @@ final class ReferenceModel {
         if (c > avail) {
             // c <= B fails the availability condition, so this wait is > 0.
             Rational wait = tT.add(perUnit.multiply(c - b)).subtract(now);
+            if (turn > 0 && wait.compareTo(Rational.of(turn)) <= 0) {
+                // its turn: the instant now + wait, when c units have come; charged now
+                Rational newTat = tT.add(perUnit.multiply(c));
+                Rational at = now.add(wait);
+                return Verdict.inTurn(avail, c, retryMs(wait), resetHere, bucketNext(newTat, 0, now, perUnit, b),
+                        () -> {
+                            states.put(key, new BucketState(newTat, p.limit()));
+                            turns.put(key, at);
+                        });
+            }
             return Verdict.denied(avail, c, retryMs(wait), resetHere);
         }
         Rational newTat = tT.add(perUnit.multiply(c));

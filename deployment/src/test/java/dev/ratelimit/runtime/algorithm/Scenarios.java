@@ -44,14 +44,19 @@ final class Scenarios {
      * denied, a dry run, or never made.
      */
     record Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release, boolean reserve, int settle,
-            Change change) {
+            Change change, long turn) {
         Step(long gap, long[] costs, boolean dryRun, boolean newRun, int release) {
-            this(gap, costs, dryRun, newRun, release, false, -1, null);
+            this(gap, costs, dryRun, newRun, release, false, -1, null, 0);
         }
 
         /** This step without its override change. */
         Step withoutChange() {
-            return new Step(gap, costs, dryRun, newRun, release, reserve, settle, null);
+            return new Step(gap, costs, dryRun, newRun, release, reserve, settle, null, turn);
+        }
+
+        /** This step deciding now, taking no turn. */
+        Step withoutTurn() {
+            return new Step(gap, costs, dryRun, newRun, release, reserve, settle, change, 0);
         }
 
         @Override
@@ -60,7 +65,7 @@ final class Scenarios {
                     : " release #" + release;
             String settled = settle < 0 ? "" : " settle reservation #" + settle + " at these actual costs;";
             return "+" + gap + "us" + freed + settled + (change == null ? "" : " " + change + ";")
-                    + (reserve ? " reserve" : "") + " cost " + Arrays.toString(costs) + (dryRun ? " dry" : "")
+                    + (reserve ? " reserve" : "") + (turn > 0 ? " waiting up to " + turn + "us" : "") + " cost " + Arrays.toString(costs) + (dryRun ? " dry" : "")
                     + (newRun ? " | new run" : "");
         }
     }
@@ -258,7 +263,13 @@ final class Scenarios {
         // refund per policy is at most this step's cost (and what the reservation charged)
         boolean reserve = !dry && r.nextInt(4) == 0;
         int settle = r.nextInt(5) == 0 ? r.nextInt(6) : -1;
-        return new Step(gap, costs, dry, r.nextInt(4) == 0, release, reserve, settle, change(r, limits));
+        // a call that may wait (max-wait, a plain charge): up to a window or three, or a few microseconds
+        long turn = 0;
+        if (!dry && !reserve && r.nextInt(4) == 0) {
+            long w = limits.get(r.nextInt(limits.size())).windowMicros();
+            turn = r.nextBoolean() ? 1 + (long) (r.nextDouble() * 3 * w) : 1 + r.nextInt(50);
+        }
+        return new Step(gap, costs, dry, r.nextInt(4) == 0, release, reserve, settle, change(r, limits), turn);
     }
 
     /**
@@ -303,38 +314,43 @@ final class Scenarios {
         for (int i = 0; i < n; i++) {
             Step st = steps.get(i);
             if (st.gap() != 0) {
-                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
-                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
+                out.add(withStep(s, i, new Step(0, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
+                out.add(withStep(s, i, new Step(st.gap() / 2, st.costs(), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
             }
             for (int k = 0; k < st.costs().length; k++) {
                 long c = st.costs()[k];
                 if (c > 1) {
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
-                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c / 2), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
+                    out.add(withStep(s, i, new Step(st.gap(), with(st.costs(), k, c - 1), st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
                 }
             }
             if (st.change() != null) {
                 out.add(withStep(s, i, st.withoutChange()));
             }
+            if (st.turn() > 0) {
+                out.add(withStep(s, i, st.withoutTurn()));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
+                        st.reserve(), st.settle(), st.change(), (st.turn() + 1) / 2)));
+            }
             if (st.dryRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release(), st.reserve(), st.settle(), st.change())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), false, st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
             }
             if (st.newRun()) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release(), st.reserve(), st.settle(), st.change())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), false, st.release(), st.reserve(), st.settle(), st.change(), st.turn())));
             }
             if (st.settle() >= 0) {
                 out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
-                        st.reserve(), -1, st.change())));
+                        st.reserve(), -1, st.change(), st.turn())));
             }
             if (st.reserve()) {
                 out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), st.release(),
-                        false, st.settle(), st.change())));
+                        false, st.settle(), st.change(), st.turn())));
             }
             if (st.release() >= 0) {
-                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1, st.reserve(), st.settle(), st.change())));
+                out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), -1, st.reserve(), st.settle(), st.change(), st.turn())));
                 if (st.release() > AHEAD) {
-                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD, st.reserve(), st.settle(), st.change())));
+                    out.add(withStep(s, i, new Step(st.gap(), st.costs(), st.dryRun(), st.newRun(), AHEAD, st.reserve(), st.settle(), st.change(), st.turn())));
                 }
             }
         }
@@ -397,7 +413,7 @@ final class Scenarios {
         for (Step st : s.steps()) {
             long[] costs = st.costs().clone();
             costs[i] = Math.min(costs[i], costs[i] > mostCost(l) ? aboveCapacity(l) : mostCost(l));
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change()));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), st.change(), st.turn()));
         }
         return new Scenario(limits, s.start(), steps);
     }
@@ -419,7 +435,7 @@ final class Scenarios {
                 c = c.policy() == i ? null : c.policy() < i ? c
                         : new Change(c.policy() - 1, c.clear(), c.limit(), c.window(), c.burst(), c.expiresIn());
             }
-            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), c));
+            steps.add(new Step(st.gap(), costs, st.dryRun(), st.newRun(), st.release(), st.reserve(), st.settle(), c, st.turn()));
         }
         return new Scenario(limits, s.start(), steps);
     }

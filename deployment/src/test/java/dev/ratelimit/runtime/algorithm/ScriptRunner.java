@@ -39,6 +39,11 @@ public final class ScriptRunner implements AutoCloseable {
             return new Call(limits, keys, costs, now, false, lease, "R");
         }
 
+        /** A charge of a call that may wait, its bucket policies taking turns within {@code turn} µs (mode W). */
+        static Call inTurn(Limit[] limits, String[] keys, long[] costs, long now, long turn) {
+            return new Call(limits, keys, costs, now, false, null, "W" + turn);
+        }
+
         /** The settlement of a reservation charged at {@code at}: {@code refunds} per policy (mode S<at>). */
         static Call settlement(Limit[] limits, String[] keys, long[] refunds, long at, long now) {
             return new Call(limits, keys, refunds, now, false, null, "S" + at);

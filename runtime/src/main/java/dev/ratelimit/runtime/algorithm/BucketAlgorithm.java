@@ -27,6 +27,13 @@ final class BucketAlgorithm implements InProcessAlgorithm {
 
     @Override
     public Outcome decide(State st, long now, long limit, long window, long burst, long cost, String lease) {
+        return decide(st, now, limit, window, burst, cost, lease, 0);
+    }
+
+    /** As bucket.lua decides, a call that does not fit now taking the next turn within {@code turn} µs. */
+    @Override
+    public Outcome decide(State st, long now, long limit, long window, long burst, long cost, String lease,
+            long turn) {
         long qw = window / limit;
         long rw = window - qw * limit;
         long a = now;
@@ -59,15 +66,21 @@ final class BucketAlgorithm implements InProcessAlgorithm {
         if (cost > burst) {
             return Outcome.denied(avail, -1, nextNow);
         }
+        long wait = 0;
+        long left = avail - cost;
         if (cost > avail) {
-            return Outcome.denied(avail, until(a, b, cost - burst, qw, rw, limit, now), nextNow);
+            wait = until(a, b, cost - burst, qw, rw, limit, now);
+            if (wait > turn) {
+                return Outcome.denied(avail, wait, nextNow);
+            }
+            left = 0; // a turn: charged now, admitted in `wait` µs
         }
         long nb = b + cost * rw;
         long na = a + cost * qw + nb / limit;
         nb %= limit;
-        long reset = until(na, nb, avail - cost + 1 - burst, qw, rw, limit, now);
+        long reset = until(na, nb, left + 1 - burst, qw, rw, limit, now);
         long drained = nb > 0 ? na + 1 : na;
-        return Outcome.allowed(avail, reset, nextNow, new BucketState(na, nb, limit, drained));
+        return Outcome.inTurn(avail, wait, reset, nextNow, new BucketState(na, nb, limit, drained));
     }
 
     /** The key's time moves back by {@code units} units, never before now (bucket_refund in bucket.lua). */

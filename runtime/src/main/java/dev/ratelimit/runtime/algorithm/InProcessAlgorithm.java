@@ -32,6 +32,16 @@ public interface InProcessAlgorithm {
     Outcome decide(State state, long now, long limit, long window, long burst, long cost, String lease);
 
     /**
+     * As {@link #decide(State, long, long, long, long, long, String)}, for a call that may wait ({@code max-wait}):
+     * an algorithm taking turns (the buckets) admits a cost that does not fit now at the next turn within {@code turn}
+     * µs, charged now, its outcome's {@link Outcome#retry} saying when the turn comes. The others decide now.
+     */
+    default Outcome decide(State state, long now, long limit, long window, long burst, long cost, String lease,
+            long turn) {
+        return decide(state, now, limit, window, burst, cost, lease);
+    }
+
+    /**
      * Frees what lease {@code lease} holds under a key whose stored state is {@code stored} (possibly expired) at
      * {@code now}, for an algorithm {@link Algorithm#holdsLeases holding leases}. Returns the state to store: {@code
      * stored} itself (possibly changed in place), another (to store instead) or {@code null} (nothing left).

@@ -5,7 +5,8 @@ package dev.ratelimit.runtime.algorithm;
  *
  * @param ok admitted
  * @param avail units available before the request
- * @param retry microseconds until it could be admitted (0 when admitted, -1 never)
+ * @param retry microseconds until it could be admitted (0 when admitted now, -1 never; admitted at a turn, the
+ *        microseconds until the turn)
  * @param reset microseconds until more quota comes if it is charged
  * @param resetNow the same if it is not
  * @param next the state a charge leaves, before {@link #charged} completes it (null when denied)
@@ -18,6 +19,11 @@ public record Outcome(boolean ok, long avail, long retry, long reset, long reset
 
     static Outcome allowed(long avail, long reset, long resetNow, State next) {
         return new Outcome(true, avail, 0, reset, resetNow, next);
+    }
+
+    /** Admitted at a turn {@code wait} µs from now (0: now), charged now (see bucket.lua). */
+    static Outcome inTurn(long avail, long wait, long reset, long resetNow, State next) {
+        return new Outcome(true, avail, wait, reset, resetNow, next);
     }
 
     /**

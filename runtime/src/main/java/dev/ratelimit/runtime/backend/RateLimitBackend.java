@@ -39,6 +39,20 @@ public interface RateLimitBackend {
             String lease);
 
     /**
+     * Decides and charges as {@link #decide} does, for a call that may wait ({@code max-wait}): a bucket policy
+     * (token-bucket, leaky-bucket, gcra) whose cost does not fit now takes the next turn on its key when it comes within
+     * {@code turnMicros}: the call is charged now and admitted, its {@link BackendReply#retryMillis} saying in how
+     * many milliseconds (rounded up) its turn comes. The key's time moves past that turn, so calls waiting on one key
+     * are served in the order the backend charged them. The other algorithms decide now; so does a call whose keys
+     * live in several cluster slots, and every call on a backend without turns (this default): such calls wait by
+     * trying again.
+     */
+    default Uni<BackendReply> decideInTurn(Policy[] policies, String[] keys, long[] costs, long nowMicros,
+            long turnMicros) {
+        return decide(policies, keys, costs, nowMicros, false, null);
+    }
+
+    /**
      * Charges a reservation: decides and charges as {@link #decide} does, and an admitted reply says when it was
      * charged ({@link BackendReply#chargedAt}), which its settlement names. A call whose policies live in several
      * cluster slots is charged at one instant per slot: it is settled slot by slot, each at its own.

@@ -249,34 +249,43 @@ public class DefaultRateLimiter implements RateLimiter {
 
     private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {
         MergedChecks merged = MergedChecks.of(ps, keys, costs);
-        Uni<RateLimitDecision> once = merged != null
-                ? decideDistinct(merged.policies, merged.keys, merged.costs).map(merged::expand)
-                : decideDistinct(ps, keys, costs);
         long allowed = Waits.allowedNanos(ps);
-        return allowed == 0 ? once : waits.waiting(once, ps, allowed);
+        if (allowed == 0) {
+            return decideOnce(merged, ps, keys, costs, 0);
+        }
+        return waits.waiting(turn -> decideOnce(merged, ps, keys, costs, turn), ps, allowed);
+    }
+
+    /** One decision of the call, its bucket policies taking turns within {@code turn} µs (0: none). */
+    private Uni<RateLimitDecision> decideOnce(MergedChecks merged, Policy[] ps, String[] keys, long[] costs,
+            long turn) {
+        return merged != null
+                ? decideDistinct(merged.policies, merged.keys, merged.costs, turn).map(merged::expand)
+                : decideDistinct(ps, keys, costs, turn);
     }
 
     /**
      * The decision, made at each subscription. A call taking concurrency slots draws its lease then, not here: a
      * {@code Uni} subscribed twice (a retry, a reused {@code check}) is two calls, each holding and freeing its own.
      */
-    private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs) {
+    private Uni<RateLimitDecision> decideDistinct(Policy[] ps, String[] keys, long[] costs, long turn) {
         Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
         if (remote == null) {
-            return decidedHere(ps, keys, costs, ids, false, (d, reply) -> d);
+            return decidedHere(ps, keys, costs, ids, false, turn, (d, reply) -> d);
         }
         if (leased != null && ps.length == 1 && ps[0].leases()) {
             return leased.decide(ps, keys, costs);
         }
-        return remote.decide(ps, keys, costs, ids);
+        return turn > 0 ? remote.decideInTurn(ps, keys, costs, turn) : remote.decide(ps, keys, costs, ids);
     }
 
     /**
-     * Decided (or reserved) in process when subscribed to, on the caller's thread: asked for and made at once;
-     * {@code result} makes what the caller gets of the decision and the reply.
+     * Decided (or reserved) in process when subscribed to, on the caller's thread: asked for and made at once, its
+     * bucket policies taking turns within {@code turn} µs (0: none); {@code result} makes what the caller gets of the
+     * decision and the reply.
      */
     private <T> Uni<T> decidedHere(Policy[] ps, String[] keys, long[] costs, Lease.Ids ids, boolean reserve,
-            BiFunction<RateLimitDecision, BackendReply, T> result) {
+            long turn, BiFunction<RateLimitDecision, BackendReply, T> result) {
         return Uni.createFrom().item(() -> {
             String lease = ids == null ? null : ids.next();
             Object trace = tracing.start();
@@ -284,7 +293,7 @@ public class DefaultRateLimiter implements RateLimiter {
             BackendReply reply;
             try {
                 reply = reserve ? local.reserveNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, lease)
-                        : local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease);
+                        : local.decideNow(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease, turn);
                 d = counts.counted(ps, keys, reply.decision(ps, Source.LOCAL,
                         lease == null ? null : new Lease(local, ps, keys, costs, lease)));
             } catch (RuntimeException e) {
@@ -317,7 +326,8 @@ public class DefaultRateLimiter implements RateLimiter {
         Lease.Ids ids = Lease.needed(ps) ? leaseIds : null;
         BiFunction<RateLimitDecision, BackendReply, Reservation> made = (d, reply) -> new Reservation(d, checks,
                 reply == null ? null : refunds -> settle(ps, keys, refunds, reply));
-        return remote == null ? decidedHere(ps, keys, costs, ids, true, made) : remote.reserve(ps, keys, costs, ids, made);
+        return remote == null ? decidedHere(ps, keys, costs, ids, true, 0, made)
+                : remote.reserve(ps, keys, costs, ids, made);
     }
 
     /** Gives back {@code refunds} of what the reservation {@code reply} admitted charged, on the backend that did. */

@@ -68,7 +68,16 @@ final class RemoteDecisions {
      * taking concurrency slots draws its lease from {@code leases} at each subscription (null: it takes none).
      */
     Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases) {
-        return new RemoteDecision<>(ps, keys, costs, costs, leases, false, (d, reply) -> d);
+        return new RemoteDecision<>(ps, keys, costs, costs, leases, false, 0, (d, reply) -> d);
+    }
+
+    /**
+     * The decision of a call that may wait up to {@code turnMicros} ({@code max-wait}, see
+     * {@link RateLimitBackend#decideInTurn}): its bucket policies take the next turn within that time. The deny cache
+     * is not consulted: a denial it remembers says when the key admits again, not whether a turn comes in time.
+     */
+    Uni<RateLimitDecision> decideInTurn(Policy[] ps, String[] keys, long[] costs, long turnMicros) {
+        return new RemoteDecision<>(ps, keys, costs, costs, null, false, turnMicros, (d, reply) -> d);
     }
 
     /**
@@ -77,7 +86,7 @@ final class RemoteDecisions {
      */
     <T> Uni<T> reserve(Policy[] ps, String[] keys, long[] costs, Lease.Ids leases,
             BiFunction<RateLimitDecision, BackendReply, T> result) {
-        return new RemoteDecision<>(ps, keys, costs, costs, leases, true, result);
+        return new RemoteDecision<>(ps, keys, costs, costs, leases, true, 0, result);
     }
 
     /**
@@ -87,7 +96,7 @@ final class RemoteDecisions {
      */
     <T> Uni<T> slice(Policy[] ps, String[] keys, long[] costs, long[] slice,
             BiFunction<RateLimitDecision, BackendReply, T> result) {
-        return new RemoteDecision<>(ps, keys, costs, slice, null, true, result);
+        return new RemoteDecision<>(ps, keys, costs, slice, null, true, 0, result);
     }
 
     /**
@@ -105,16 +114,19 @@ final class RemoteDecisions {
         private final Lease.Ids leases;
         /** A reservation's charge ({@link RateLimitBackend#reserve}) rather than a decision's. */
         private final boolean reserve;
+        /** How far ahead the call may take its turn, in µs ({@link RateLimitBackend#decideInTurn}); 0: none. */
+        private final long turn;
         private final BiFunction<RateLimitDecision, BackendReply, T> result;
 
         RemoteDecision(Policy[] ps, String[] keys, long[] costs, long[] charged, Lease.Ids leases, boolean reserve,
-                BiFunction<RateLimitDecision, BackendReply, T> result) {
+                long turn, BiFunction<RateLimitDecision, BackendReply, T> result) {
             this.ps = ps;
             this.keys = keys;
             this.costs = costs;
             this.charged = charged;
             this.leases = leases;
             this.reserve = reserve;
+            this.turn = turn;
             this.result = result;
         }
 
@@ -173,7 +185,7 @@ final class RemoteDecisions {
         /** Answers at once (deny cache, open breaker) or calls the backend and returns null. */
         RateLimitDecision start() {
             Policy[] ps = request.ps;
-            if (denyCache != null) {
+            if (denyCache != null && request.turn == 0) {
                 List<PolicyDecision> cached = denyCache.lookup(ps, request.keys, request.costs);
                 if (cached != null) {
                     // all-or-nothing: one policy known to deny is enough, and Redis is not asked
@@ -188,7 +200,11 @@ final class RemoteDecisions {
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
             AbstractUni.subscribe(request.reserve
                     ? backend.reserve(ps, request.keys, request.charged, RateLimitBackend.BACKEND_CLOCK, lease)
-                    : backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false, lease),
+                    : request.turn > 0
+                            ? backend.decideInTurn(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK,
+                                    request.turn)
+                            : backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false,
+                                    lease),
                     this);
             return null;
         }

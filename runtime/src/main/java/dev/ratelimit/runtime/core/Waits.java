@@ -2,19 +2,24 @@ package dev.ratelimit.runtime.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongFunction;
 
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitDecision.Source;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.metrics.RateLimitMetrics;
 import dev.ratelimit.runtime.policy.Policy;
 import io.smallrye.mutiny.Uni;
 
 /**
- * Waiting for admission ({@code max-wait}): a call that is denied is decided again when the denial says units are
- * back, as long as that falls within the wait allowed from its first attempt; otherwise the denial is its answer. The
- * wait is a timer, never a blocked thread: the next attempt is a new subscription to the same decision, made when the
- * timer fires. Each attempt is an ordinary decision, so waiting never admits what the policy would not.
+ * Waiting for admission ({@code max-wait}). A call whose bucket policies (token-bucket, leaky-bucket, gcra) all wait
+ * takes its turn: the backend charges it now and says when its turn comes ({@link RateLimitBackend#decideInTurn}),
+ * and the call goes on then, on a timer. The key's time moves past each turn, so the calls waiting on a key are
+ * served in the order Redis charged them, none overtaken by a later one, each at an instant the policy admits it.
+ * Other denials (a window algorithm, a call across cluster slots, the failure modes' local decisions) are waited out
+ * by deciding again when the denial says units are back, as long as that falls within the wait allowed from the
+ * first attempt. Either way the wait is a timer, never a blocked thread, and never admits what the policy would not.
  */
 final class Waits {
 
@@ -39,18 +44,44 @@ final class Waits {
         return allowed;
     }
 
-    /** {@code decision}, decided again after each denial it may wait out, within {@code allowed} nanoseconds. */
-    Uni<RateLimitDecision> waiting(Uni<RateLimitDecision> decision, Policy[] ps, long allowed) {
+    /**
+     * The decision {@code decision} makes for a turn of at most the given µs (0: none), taken at a turn or decided
+     * again after each denial it may wait out, within {@code allowed} nanoseconds.
+     */
+    Uni<RateLimitDecision> waiting(LongFunction<Uni<RateLimitDecision>> decision, Policy[] ps, long allowed) {
+        boolean turns = takesTurns(ps);
         return Uni.createFrom().deferred(() -> {
             long start = System.nanoTime();
-            return attempt(decision, ps, start, start + allowed);
+            return attempt(decision, turns, ps, start, start + allowed);
         });
     }
 
-    private Uni<RateLimitDecision> attempt(Uni<RateLimitDecision> decision, Policy[] ps, long start, long deadline) {
-        return decision.onItem().transformToUni(d -> {
+    /**
+     * Whether a call of {@code ps} takes turns: each of its bucket policies waits (a policy without {@code max-wait}
+     * must not make the call wait for its own turn).
+     */
+    static boolean takesTurns(Policy[] ps) {
+        for (Policy p : ps) {
+            if (p.algorithm().usesBurst() && !p.waits()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Uni<RateLimitDecision> attempt(LongFunction<Uni<RateLimitDecision>> decision, boolean turns, Policy[] ps,
+            long start, long deadline) {
+        long turn = turns ? Math.max(0, (deadline - System.nanoTime()) / 1000) : 0;
+        return decision.apply(turn).onItem().transformToUni(d -> {
             long now = System.nanoTime();
             if (d.allowed()) {
+                long until = untilTurn(d);
+                if (until > 0) {
+                    // charged at its turn: the call goes on when the turn comes (the backend's clock started before
+                    // the reply reached us, so never before it)
+                    waited(ps, now - start + until, true);
+                    return Uni.createFrom().item(d).onItem().delayIt().by(Duration.ofNanos(until));
+                }
                 if (now != start) {
                     waited(ps, now - start, true);
                 }
@@ -64,8 +95,19 @@ final class Waits {
                 return Uni.createFrom().item(d); // nothing to wait for, or not within the wait allowed
             }
             return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofNanos(Math.max(wait, 1_000_000)))
-                    .onItem().transformToUni(x -> attempt(decision, ps, start, deadline));
+                    .onItem().transformToUni(x -> attempt(decision, turns, ps, start, deadline));
         });
+    }
+
+    /** Nanoseconds until the turn of an admitted decision: the latest among its policies (0: admitted now). */
+    private static long untilTurn(RateLimitDecision d) {
+        long until = 0;
+        for (PolicyDecision pd : d.policies()) {
+            if (pd.allowed()) {
+                until = Math.max(until, pd.retryAfter().toNanos());
+            }
+        }
+        return until;
     }
 
     /**

@@ -86,6 +86,12 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<BackendReply> decideInTurn(Policy[] policies, String[] keys, long[] costs, long nowMicros,
+            long turnMicros) {
+        return Uni.createFrom().item(() -> decideNow(policies, keys, costs, nowMicros, false, null, turnMicros));
+    }
+
+    @Override
     public Uni<BackendReply> reserve(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease) {
         return Uni.createFrom().item(() -> reserveNow(policies, keys, costs, nowMicros, lease));
     }
@@ -131,7 +137,7 @@ public class LocalBackend implements RateLimitBackend {
                     store(keys[i], stored, next);
                 }
             }
-            return decideLocked(policies, keys, ones, now, true, true, null);
+            return decideLocked(policies, keys, ones, now, true, true, null, 0);
         } finally {
             locks.unlock(stripes);
         }
@@ -151,10 +157,19 @@ public class LocalBackend implements RateLimitBackend {
     /** The synchronous decision; its concurrency policies take slots named {@code lease} when charged. */
     public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
             String lease) {
+        return decideNow(policies, keys, costs, nowMicros, dryRun, lease, 0);
+    }
+
+    /**
+     * The synchronous decision, its bucket policies taking the next turn within {@code turnMicros} (see
+     * {@link #decideInTurn}; 0: none).
+     */
+    public BackendReply decideNow(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
+            String lease, long turnMicros) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
         int[] stripes = locks.lock(keys);
         try {
-            return decideLocked(policies, keys, costs, now, dryRun, false, lease);
+            return decideLocked(policies, keys, costs, now, dryRun, false, lease, turnMicros);
         } finally {
             locks.unlock(stripes);
             eviction.trim(states, st -> st.expiresAt() <= now, State::share);
@@ -204,7 +219,7 @@ public class LocalBackend implements RateLimitBackend {
         ReentrantLock lock = locks.of(key);
         lock.lock();
         try {
-            return decideLocked(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, now, true, true, null);
+            return decideLocked(new Policy[] { policy }, new String[] { key }, new long[] { 1 }, now, true, true, null, 0);
         } finally {
             lock.unlock();
         }
@@ -297,7 +312,7 @@ public class LocalBackend implements RateLimitBackend {
      * stands rather than what a charge would leave.
      */
     private BackendReply decideLocked(Policy[] configured, String[] keys, long[] costs, long now, boolean dryRun,
-            boolean asIs, String lease) {
+            boolean asIs, String lease, long turn) {
         int n = configured.length;
         Policy[] policies = overrides.applied(configured, keys, now);
         Outcome[] outcomes = new Outcome[n];
@@ -318,7 +333,7 @@ public class LocalBackend implements RateLimitBackend {
             State st = algorithm.read(stored, now, p.limit(), p.windowMicros());
             store(keys[i], stored, st); // converted when read (as the script does), whatever is decided
             outcomes[i] = algorithm.decide(st, now, p.limit(), p.windowMicros(), p.burst(), costs[i],
-                    dryRun ? null : lease);
+                    dryRun ? null : lease, turn);
             if (st != null && !outcomes[i].ok()) {
                 st.share(HELD); // denied by its own state: a client at its limit, kept over any other
             }
@@ -340,10 +355,10 @@ public class LocalBackend implements RateLimitBackend {
             if (all && o.ok() && !asIs) {
                 if (!dryRun) {
                     State next = o.charged(now, policies[i].windowMicros(), costs[i], lease);
-                    next.share(share(policies[i], o.avail() - costs[i]));
+                    next.share(share(policies[i], Math.max(o.avail() - costs[i], 0)));
                     states.put(keys[i], next);
                 }
-                remaining = o.avail() - costs[i];
+                remaining = Math.max(o.avail() - costs[i], 0); // a turn admits more than is available now
                 reset = o.reset();
             } else {
                 remaining = o.avail();

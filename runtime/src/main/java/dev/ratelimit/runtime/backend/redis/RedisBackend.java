@@ -87,6 +87,16 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     @Override
+    public Uni<BackendReply> decideInTurn(Policy[] policies, String[] keys, long[] costs, long nowMicros,
+            long turnMicros) {
+        if (cluster && policies.length > 1 && groupsBySlot(keys).size() > 1) {
+            // checked, then charged slot by slot: a turn taken in one slot would stand for a call another denies
+            return decide(policies, keys, costs, nowMicros, false, null);
+        }
+        return call(policies, keys, costs, nowMicros, TURN + turnMicros);
+    }
+
+    @Override
     public Uni<BackendReply> reserve(Policy[] policies, String[] keys, long[] costs, long nowMicros, String lease) {
         String charge = lease == null ? RESERVE : RESERVE + lease;
         if (cluster && policies.length > 1) {
@@ -246,13 +256,15 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     /** Script modes (ARGV[2]): charge (see {@link PolicyTable#CHARGE}); check replying what a charge would leave; check
-     * replying the state as is; the same, locking out as a charge would. */
+     * replying the state as is; the same, locking out as a charge would; a reservation's charge; a settlement; a charge
+     * taking turns. */
     private static final String CHARGE = PolicyTable.CHARGE;
     private static final String DRY_RUN = "1";
     private static final String CHECK_AS_IS = "2";
     private static final String CHECK_AND_LOCK = "3";
     private static final String RESERVE = "R";
     private static final String SETTLE = "S";
+    private static final String TURN = "W";
 
     private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
         return call(policies, keys, costs, nowMicros, mode, true);
