@@ -57,6 +57,10 @@ class WaitTest {
             .overrideConfigKey(P + "pages.window", "1s")
             .overrideConfigKey(P + "pages.key", "global")
             .overrideConfigKey(P + "pages.max-wait", "5s")
+            .overrideConfigKey(P + "queue.limit", "10")
+            .overrideConfigKey(P + "queue.window", "1s")
+            .overrideConfigKey(P + "queue.key", "global")
+            .overrideConfigKey(P + "queue.max-wait", "5s")
             .overrideConfigKey(P + "hourly.algorithm", "fixed-window")
             .overrideConfigKey(P + "hourly.limit", "1")
             .overrideConfigKey(P + "hourly.window", "1h")
@@ -111,6 +115,44 @@ class WaitTest {
             long at = times.get(i);
             int n = i + 1;
             assertTrue(at >= earliest, () -> "admission " + n + " at " + at + " ms, before the policy allows (" + earliest
+                    + " ms): " + times);
+        }
+    }
+
+    @Test
+    void waitersAreServedInTheOrderTheyCameEachAtItsTurn() throws Exception {
+        long start = System.nanoTime();
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        List<Long> doneAfterMs = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<RateLimitDecision>> calls = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            int n = i;
+            calls.add(limiter.check("queue", "q").invoke(d -> {
+                order.add(n);
+                doneAfterMs.add((System.nanoTime() - start) / 1_000_000);
+            }).subscribeAsCompletionStage());
+            Thread.sleep(3); // each reaches Redis before the next
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            RateLimitDecision d = calls.get(i).join();
+            int n = i;
+            assertTrue(d.allowed(), () -> "call " + n + " waited its turn: " + d);
+            if (i >= 10) {
+                // charged at once, its turn said by the decision: a unit (100 ms) after the one before
+                assertTrue(d.binding().retryAfter().toMillis() > 0, () -> "call " + n + " took a turn: " + d);
+            }
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            expected.add(i);
+        }
+        assertEquals(expected, order, "served in the order they came");
+        List<Long> times = new ArrayList<>(doneAfterMs);
+        for (int i = 10; i < times.size(); i++) {
+            long earliest = (i - 10 + 1) * 100L - 20; // its turn, less the clocks' rounding
+            long at = times.get(i);
+            int n = i;
+            assertTrue(at >= earliest, () -> "call " + n + " went on at " + at + " ms, before its turn (" + earliest
                     + " ms): " + times);
         }
     }
