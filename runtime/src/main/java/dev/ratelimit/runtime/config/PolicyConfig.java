@@ -121,9 +121,11 @@ public interface PolicyConfig {
     String lease();
 
     /**
-     * How long a call this policy denies waits for admission instead of being denied: it is decided again when the
-     * denial says units are back (its `Retry-After`), as long as that is within this bound from the first attempt;
-     * otherwise it is denied at once, as without it. For outbound calls to a partner's API (the eleventh call of 10 per
+     * How long a call this policy would deny waits for admission instead of being denied; a call whose admission lies
+     * further away is denied at once, as without it. The bucket algorithms give turns: the call is charged at once and
+     * goes on at the instant its units come, so waiters on a key are served in the order Redis charged them, across
+     * instances. The window algorithms decide the call again when the denial says units are back (its
+     * `Retry-After`), within this bound from the first attempt. For outbound calls to a partner's API (the eleventh call of 10 per
      * second waits its turn) and for HTTP requests that would rather be slow than refused. The wait holds no thread:
      * `Uni`, `CompletionStage`, `Multi`, `suspend` methods and HTTP requests wait on a timer; a plain method waits on
      * its worker or virtual thread (one that runs on an event loop, such as a non-blocking `@ConsumeEvent` consumer,
