@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code max-wait} across two instances of the packaged application on one real redis-server: 30 concurrent calls of
- * the partner's quote feed (10 a second for both instances together, a token bucket), sent 10 ms apart through the two
+ * the partner's quote feed (10 a second for both instances together, a token bucket), sent 20 ms apart through the two
  * instances in turn, all succeed in about 2 s: the first 10 at once, then each waiter at its turn, a unit (100 ms)
  * after the one before, in the order they came whichever instance they went through, none ahead of what the policy
  * allows.
@@ -49,7 +49,7 @@ class WaitAcrossInstancesProcessIT extends TwoInstances {
             int n = i;
             calls.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                     .whenComplete((r, f) -> doneAfterMs[n] = (System.nanoTime() - start) / 1_000_000));
-            Thread.sleep(10); // each reaches Redis before the next
+            Thread.sleep(20); // each reaches Redis before the next
         }
         for (CompletableFuture<HttpResponse<String>> c : calls) {
             HttpResponse<String> r = c.get();
