@@ -52,7 +52,7 @@ final class Waits {
         boolean turns = takesTurns(ps);
         return Uni.createFrom().deferred(() -> {
             long start = System.nanoTime();
-            return attempt(decision, turns, ps, start, start + allowed);
+            return attempt(decision, turns, ps, start, start + allowed, false);
         });
     }
 
@@ -69,8 +69,9 @@ final class Waits {
         return true;
     }
 
+    /** One attempt; {@code again}: not the first, the call has waited. */
     private Uni<RateLimitDecision> attempt(LongFunction<Uni<RateLimitDecision>> decision, boolean turns, Policy[] ps,
-            long start, long deadline) {
+            long start, long deadline, boolean again) {
         long turn = turns ? Math.max(0, (deadline - System.nanoTime()) / 1000) : 0;
         return decision.apply(turn).onItem().transformToUni(d -> {
             long now = System.nanoTime();
@@ -82,20 +83,20 @@ final class Waits {
                     waited(ps, now - start + until, true);
                     return Uni.createFrom().item(d).onItem().delayIt().by(Duration.ofNanos(until));
                 }
-                if (now != start) {
+                if (again) {
                     waited(ps, now - start, true);
                 }
-                return Uni.createFrom().item(d);
+                return Uni.createFrom().item(d); // admitted at once is no wait
             }
             long wait = waitFor(d, ps);
             if (wait < 0 || now + wait - deadline > 0) {
-                if (wait >= 0 || now - start > 0) {
+                if (wait >= 0 || again) {
                     waited(ps, now - start, false);
                 }
                 return Uni.createFrom().item(d); // nothing to wait for, or not within the wait allowed
             }
             return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofNanos(Math.max(wait, 1_000_000)))
-                    .onItem().transformToUni(x -> attempt(decision, turns, ps, start, deadline));
+                    .onItem().transformToUni(x -> attempt(decision, turns, ps, start, deadline, true));
         });
     }
 
