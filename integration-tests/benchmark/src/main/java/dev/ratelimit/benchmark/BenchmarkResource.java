@@ -32,6 +32,15 @@ public class BenchmarkResource {
         return "ok";
     }
 
+    /** One client, the hot key, with quota leasing: most requests decided from the instance's slice. */
+    @GET
+    @Path("limited-leased")
+    @NonBlocking
+    @RateLimit("http-leased")
+    public String limitedLeased() {
+        return "ok";
+    }
+
     /** Many clients, told apart by the {@code X-Client} header. */
     @GET
     @Path("limited-keys")

@@ -166,6 +166,7 @@ final class HttpBench {
         List<Row> rows = new ArrayList<>();
         tally.counting(true);
         rows.addAll(abba("/unlimited", "/limited", "1 client", null));
+        rows.addAll(abba("/unlimited", "/limited-leased", "1 client, lease=auto", null));
         rows.addAll(abba("/unlimited", "/limited-keys", keys + " clients", script));
         List<String> undecided = new ArrayList<>();
         for (Row r : rows) {
