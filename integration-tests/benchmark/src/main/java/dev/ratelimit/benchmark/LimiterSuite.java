@@ -101,13 +101,16 @@ final class LimiterSuite {
      * sums of what was counted (failed, decided and admitted calls; calls per connection, when counted; the
      * {@link Tally} figures), and the decisions per second of each repetition in the order they ran
      * ({@code rates}: a leased row and its plain row, measured in the same repetitions, are compared pair by pair).
-     * CPU figures are per decision; NaN when no call was decided. {@code leased}: a row with quota leasing, whose
-     * decisions Redis made itself were counted.
+     * CPU figures are per decision; NaN when no call was decided. {@code jitCpuMicros}: the part of the JVM's CPU its
+     * JIT compiler threads spent, and {@code jvmCpuWithoutJitMicros} the rest (each the median of its repetitions; NaN
+     * where the JIT's threads cannot be read, off Linux). {@code leased}: a row with quota leasing, whose decisions
+     * Redis made itself were counted.
      */
     record Row(String keySet, int keys, int concurrency, String contender, double decisionsPerSecond, double p50,
             double p99, double p999, long failures, double jvmCpuMicros, double redisCpuMicros,
             double minDecisionsPerSecond, double maxDecisionsPerSecond, int repetitions, long decided, long admitted,
-            long[] callsPerConnection, long[] tallied, List<Double> rates, boolean leased) {
+            long[] callsPerConnection, long[] tallied, List<Double> rates, boolean leased, double jitCpuMicros,
+            double jvmCpuWithoutJitMicros) {
 
         static Row of(String keySet, int keys, int concurrency, String contender, List<ClosedLoop.Measurement> runs,
                 boolean leased) {
@@ -135,7 +138,9 @@ final class LimiterSuite {
                     median(runs.stream().map(ClosedLoop.Measurement::jvmCpuMicrosPerCall).toList()),
                     median(runs.stream().map(ClosedLoop.Measurement::redisCpuMicrosPerCall).toList()),
                     rates.stream().mapToDouble(d -> d).min().orElse(0), rates.stream().mapToDouble(d -> d).max().orElse(0),
-                    runs.size(), decided, admitted, perConnection, tallied, rates, leased);
+                    runs.size(), decided, admitted, perConnection, tallied, rates, leased,
+                    median(runs.stream().map(ClosedLoop.Measurement::jitCpuMicrosPerCall).toList()),
+                    median(runs.stream().map(ClosedLoop.Measurement::jvmCpuWithoutJitMicrosPerCall).toList()));
         }
 
         /** A {@link Tally} figure over the decisions made; NaN when none was made. */
@@ -395,10 +400,10 @@ final class LimiterSuite {
         };
         ClosedLoop.Measurement m = ClosedLoop.run(c.operation(), keys, concurrency, settings.warmupMillis(),
                 settings.durationMillis(), eventLoops, this::redisCpuSeconds, c.counters(), tallies);
-        LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f Redis %.1f us"
-                + "  Redis commands/decision %.4f%s%s%s",
+        LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f (JIT %.2f)"
+                + " Redis %.1f us  Redis commands/decision %.4f%s%s%s",
                 keys.name(), concurrency, c.name(), repetition, m.decisionsPerSecond(), m.micros(50), m.micros(99), m.micros(99.9),
-                m.jvmCpuMicrosPerCall(), m.redisCpuMicrosPerCall(),
+                m.jvmCpuMicrosPerCall(), m.jitCpuMicrosPerCall(), m.redisCpuMicrosPerCall(),
                 m.succeeded() == 0 ? Double.NaN : (double) m.tallied()[Tally.REDIS_COMMANDS] / m.succeeded(),
                 inRedis != null ? leasing(m.tallied(), m.succeeded()) : "",
                 m.admitted() != m.succeeded() ? "  ADMITTED " + m.admitted() + " of " + m.succeeded() : "",

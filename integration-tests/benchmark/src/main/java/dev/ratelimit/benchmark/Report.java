@@ -136,21 +136,27 @@ final class Report {
                     + " admit them all; a cell where they differ is in bold).%n%n", settings.repetitions(), Floors.BATCH_GET_SET));
             md.append("CPU per decision: what this JVM (every thread: callers, clients, GC, JIT) and Redis (`INFO cpu`) spent"
                     + " over the measured period, divided by the decisions made; less noisy than decisions/s on a shared"
-                    + " machine, and it says which side a contender spends in.\n\n");
+                    + " machine, and it says which side a contender spends in. `JIT CPU`: the part of the JVM's spent by"
+                    + " its JIT compiler threads (`C1`/`C2 CompilerThread`, `utime + stime` of `/proc/self/task/<tid>/stat`"
+                    + ", counted in clock ticks of " + JitCpu.tickMillis() + " ms; n/a off Linux), and `JVM CPU without"
+                    + " JIT` the rest: a cell measured while C2 still compiles pays for it in the first, not in the"
+                    + " second.\n\n");
             md.append("Redis commands per decision: the commands Redis ran over the measured periods (`INFO commandstats`,"
                     + " every command but the `INFO` the suite sends, those run by scripts included), divided by the"
                     + " decisions made: the work, not the round trips; for ours, whose every call is one script call,"
                     + " the calls per decision are in the leasing table's last column.\n\n");
             md.append("| key set | callers | contender | decisions/s | min–max | vs floor | p50 µs | p99 µs | p99.9 µs | failed"
-                    + " | admitted | JVM CPU µs/decision | Redis CPU µs/decision | Redis commands/decision |\n");
-            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    + " | admitted | JVM CPU µs/decision | JIT CPU µs/decision | JVM CPU without JIT µs/decision"
+                    + " | Redis CPU µs/decision | Redis commands/decision |\n");
+            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (LimiterSuite.Row r : cells) {
                 Optional<LimiterSuite.Row> floor = find(r.keySet(), r.concurrency(), Floors.BATCH_GET_SET);
-                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %s | %s | %s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %s | %s | %s | %s | %s | %s |%n",
                         r.keySet(), r.concurrency(), r.contender(), r.decisionsPerSecond(), r.minDecisionsPerSecond(),
                         r.maxDecisionsPerSecond(),
                         floor.map(f -> pct(r.decisionsPerSecond() / f.decisionsPerSecond())).orElse(""), r.p50(),
-                        r.p99(), r.p999(), r.failures(), admitted(r), micros(r.jvmCpuMicros()), micros(r.redisCpuMicros()),
+                        r.p99(), r.p999(), r.failures(), admitted(r), micros(r.jvmCpuMicros()),
+                        jitMicros(r.jitCpuMicros()), jitMicros(r.jvmCpuWithoutJitMicros()), micros(r.redisCpuMicros()),
                         perDecision(r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS))));
             }
             md.append('\n');
@@ -599,7 +605,8 @@ final class Report {
      * over the measured periods), and the calls each connection carried when counted ({@code 120/118}, else empty);
      * then the decisions/s of each repetition in the order they ran ({@code /}-separated), Redis commands and script
      * calls per decision (every row), and for leased rows the slices per decision, the share of decisions made from a
-     * slice, the mean units per slice and the share of leased units given back (empty for other rows).
+     * slice, the mean units per slice and the share of leased units given back (empty for other rows); then the JIT
+     * compiler threads' CPU per decision and the JVM's without it (empty off Linux).
      * CPU is per decision; {@code NaN} when no call was decided.
      */
     private String csv() {
@@ -607,7 +614,7 @@ final class Report {
                 "key_set,callers,contender,decisions_per_s,p50_us,p99_us,p999_us,failed,jvm_cpu_us_per_call,redis_cpu_us_per_call,"
                         + "decisions_per_s_min,decisions_per_s_max,repetitions,decided,admitted,calls_per_connection,"
                         + "decisions_per_s_runs,redis_commands_per_decision,script_calls_per_decision,slices_per_decision,"
-                        + "from_slice_share,units_per_slice,returned_share\n");
+                        + "from_slice_share,units_per_slice,returned_share,jit_cpu_us_per_call,jvm_cpu_us_per_call_without_jit\n");
         for (LimiterSuite.Row r : cells) {
             // contender names may hold commas: quoted, as CSV has it
             out.append(String.format(Locale.ROOT, "%s,%d,\"%s\",%.1f,%.0f,%.0f,%.0f,%d,%.2f,%.2f,%.1f,%.1f,%d,%d,%d,%s",
@@ -625,9 +632,16 @@ final class Report {
             } else {
                 out.append(",,,,");
             }
+            out.append(String.format(Locale.ROOT, ",%s,%s", csvNumber(r.jitCpuMicros(), "%.3f"),
+                    csvNumber(r.jvmCpuWithoutJitMicros(), "%.2f")));
             out.append(System.lineSeparator());
         }
         return out.toString();
+    }
+
+    /** A number for the CSV; empty when not measured (NaN). */
+    private static String csvNumber(double value, String format) {
+        return Double.isNaN(value) ? "" : String.format(Locale.ROOT, format, value);
     }
 
     /** Admitted of decided; in bold where they differ. */
@@ -646,6 +660,11 @@ final class Report {
         }
         // small: two significant digits, written out (0.0000066, not 6.6e-06)
         return new java.math.BigDecimal(value).round(new java.math.MathContext(2)).toPlainString();
+    }
+
+    /** A figure of the JIT's CPU, finer than the others (a tick is 10 ms); n/a when not counted (off Linux). */
+    private static String jitMicros(double value) {
+        return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.2f", value);
     }
 
     /** A CPU figure; n/a when nothing was decided. */
