@@ -120,7 +120,16 @@ final class Report {
                 settings.repetitions()));
         md.append("| command | `").append(commandLine()).append("` |\n\n");
         if (!cells.isEmpty() || !cost.isEmpty() || !http.isEmpty()) {
-            md.append("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+            md.append("## Targets\n\n");
+            if (!cells.isEmpty()) {
+                md.append(String.format(Locale.ROOT, "A target on the limiter suite's rows of one key set and number of"
+                        + " callers is judged only where that cell group's A/A spread is at most %.2f: `%s`, `%s` and `%s`"
+                        + " run the same Lua function with the same values, so the spread of their paired ratios to the"
+                        + " floor (the highest median less the lowest) is the run's own noise; above it, the target reads"
+                        + " `not judged`. Counts (admissions, script calls per decision) are judged whatever the"
+                        + " spread.%n%n", AA_LIMIT, AA.get(0), AA.get(1), AA.get(2)));
+            }
+            md.append("| target | measured | met |\n|---|---|---|\n");
             for (String[] t : targets()) {
                 md.append("| ").append(t[0]).append(" | ").append(t[1]).append(" | ").append(t[2]).append(" |\n");
             }
@@ -163,6 +172,23 @@ final class Report {
                         perDecision(r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS))));
             }
             md.append('\n');
+            List<Aa> checks = keySets().stream().flatMap(k -> concurrencies().stream().map(n -> aa(k, n)))
+                    .flatMap(Optional::stream).toList();
+            if (!checks.isEmpty()) {
+                md.append("### A/A check\n\n");
+                md.append(String.format(Locale.ROOT, "`%s`, `%s` and `%s` run the same Lua function with the same values:"
+                        + " whatever sets their paired ratios to the floor apart is noise. Spread: the highest median less"
+                        + " the lowest; a cell group's targets are judged where it is at most %.2f.%n%n", AA.get(0),
+                        AA.get(1), AA.get(2), AA_LIMIT));
+                md.append("| key set | callers | " + String.join(" | ", AA) + " | spread | targets |\n");
+                md.append("|---|---:|---:|---:|---:|---:|---|\n");
+                for (Aa a : checks) {
+                    md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %.3f | %s |%n", a.keySet(),
+                            a.concurrency(), a.ratios().get(0).times(), a.ratios().get(1).times(), a.ratios().get(2).times(),
+                            a.spread(), a.judged() ? "judged" : "not judged"));
+                }
+                md.append('\n');
+            }
             List<Leasing> leasing = leasing();
             if (!leasing.isEmpty()) {
                 md.append("### Quota leasing\n\n");
@@ -299,7 +325,7 @@ final class Report {
                         r.keySet(), l.plain().contender()),
                         String.format(Locale.ROOT, "%.2f× (pairs %.2f–%.2f; %,.0f vs %,.0f/s)", l.ratio(), l.ratioMin(),
                                 l.ratioMax(), r.decisionsPerSecond(), l.plain().decisionsPerSecond()),
-                        mark(l.ratio() >= 3) });
+                        judged(r.keySet(), c, l.ratio() >= 3) });
             } else if (l.plain() != null && !l.ratios().isEmpty()) {
                 // a few hot keys and a long tail: leasing pays on the hot ones; uniform keys: it must not cost
                 boolean zipf = r.keySet().startsWith("Zipf");
@@ -308,7 +334,7 @@ final class Report {
                         r.keySet(), zipf ? "≥ 1.5×" : "not slower than", l.plain().contender()),
                         String.format(Locale.ROOT, "%.2f× (pairs %.2f–%.2f; %,.0f vs %,.0f/s)", l.ratio(), l.ratioMin(),
                                 l.ratioMax(), r.decisionsPerSecond(), l.plain().decisionsPerSecond()),
-                        mark(l.ratio() >= target) });
+                        judged(r.keySet(), c, l.ratio() >= target) });
             }
             double calls = r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS);
             out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≤ 0.01 Redis calls per decision",
@@ -316,6 +342,13 @@ final class Report {
                     String.format(Locale.ROOT, "%s script calls (%s slices) per decision",
                             perDecision(calls), perDecision(r.perDecision(LimiterSuite.Tally.SLICES))),
                     r.keys() == 1 ? mark(calls <= 0.01) : "(target set for the hot key)" });
+        }
+        for (String keySet : keySets) {
+            aa(keySet, c).ifPresent(a -> out.add(new String[] {
+                    String.format(Locale.ROOT, "A/A, %d callers, %s: the paired ratios to %s of %s spread ≤ %.2f", c,
+                            keySet, Floors.BATCH_GET_SET, String.join(", ", AA), AA_LIMIT),
+                    String.format(Locale.ROOT, "%.3f (%s)", a.spread(), a.medians()),
+                    a.judged() ? "yes: this group's targets are judged" : "**no**: this group's targets are not judged" }));
         }
         for (String keySet : keySets) {
             Optional<LimiterSuite.Row> floor = find(keySet, c, Floors.BATCH_GET_SET);
@@ -334,7 +367,7 @@ final class Report {
                         String.format(Locale.ROOT, "%s (medians %,.0f vs %,.0f/s: %.2f×)", paired.times(),
                                 r.decisionsPerSecond(), floor.get().decisionsPerSecond(),
                                 r.decisionsPerSecond() / floor.get().decisionsPerSecond()),
-                        mark(paired.median() >= target) });
+                        judged(keySet, c, paired.median() >= target) });
                 double p = r.p99() / floor.get().p99();
                 if (p > worstP99) {
                     worstP99 = p;
@@ -346,7 +379,7 @@ final class Report {
             }
             out.add(new String[] { "RateLimiter, " + c + " callers, " + keySet + ": p99 ≤ 1.5× " + Floors.BATCH_GET_SET + "'s",
                     String.format(Locale.ROOT, "highest %.2f× (%s; floor %,.0f µs)", worstP99, worstP99Name, floor.get().p99()),
-                    mark(worstP99 <= 1.5) });
+                    judged(keySet, c, worstP99 <= 1.5) });
         }
         for (int k = 0; k < keySets.size(); k++) {
             String keySet = keySets.get(k);
@@ -365,7 +398,7 @@ final class Report {
                             String.format(Locale.ROOT, "%.1f× (slowest of ours: %s %,.0f/s; best peer: %s %,.0f/s)", ratio,
                                     slowest.get().contender(), slowest.get().decisionsPerSecond(), best.get().contender(),
                                     best.get().decisionsPerSecond()),
-                            mark(ratio >= target) });
+                            judged(keySet, c, ratio >= target) });
                 }
             }
         }
@@ -536,6 +569,64 @@ final class Report {
         }
     }
 
+    /**
+     * The A/A rows: three of ours that run the same Lua function on the same values (the token bucket, the leaky
+     * bucket and GCRA share one decision in Redis), so that what sets their ratios to the floor apart is the run's
+     * noise, measured in the run itself.
+     */
+    static final List<String> AA = List.of(LimiterSuite.OURS + "token-bucket", LimiterSuite.OURS + "leaky-bucket",
+            LimiterSuite.OURS + "gcra");
+    /** The largest A/A spread at which a target is judged: below it, a few percent are the run's to tell. */
+    static final double AA_LIMIT = 0.03;
+
+    /**
+     * The A/A check of one cell group: the {@link #AA} rows' paired ratios to the floor, in {@link #AA}'s order, and
+     * their spread, the highest median less the lowest.
+     */
+    record Aa(String keySet, int concurrency, List<Paired> ratios) {
+        double spread() {
+            double max = ratios.stream().mapToDouble(Paired::median).max().orElse(Double.NaN);
+            double min = ratios.stream().mapToDouble(Paired::median).min().orElse(Double.NaN);
+            return max - min;
+        }
+
+        boolean judged() {
+            return spread() <= AA_LIMIT;
+        }
+
+        /** {@code 0.84, 0.81, 0.83}: the medians in {@link #AA}'s order. */
+        String medians() {
+            return String.join(", ", ratios.stream().map(p -> String.format(Locale.ROOT, "%.2f", p.median())).toList());
+        }
+    }
+
+    /** The A/A check of a cell group, when the floor and all three {@link #AA} rows ran in it. */
+    private Optional<Aa> aa(String keySet, int concurrency) {
+        Optional<LimiterSuite.Row> floor = find(keySet, concurrency, Floors.BATCH_GET_SET);
+        List<Paired> ratios = new ArrayList<>();
+        for (String name : AA) {
+            Optional<LimiterSuite.Row> r = find(keySet, concurrency, name);
+            if (floor.isEmpty() || r.isEmpty()) {
+                return Optional.empty();
+            }
+            ratios.add(Paired.of(r.get(), floor.get()));
+        }
+        return Optional.of(new Aa(keySet, concurrency, ratios));
+    }
+
+    /**
+     * The verdict on a target of a cell group: met or not where its A/A spread allows judging, {@code not judged} with
+     * the spread where it is too wide, and met or not with a note where the group had no A/A check.
+     */
+    private String judged(String keySet, int concurrency, boolean met) {
+        Optional<Aa> a = aa(keySet, concurrency);
+        if (a.isEmpty()) {
+            return mark(met) + " (no A/A check)";
+        }
+        return a.get().judged() ? mark(met)
+                : String.format(Locale.ROOT, "not judged: A/A spread %.2f", a.get().spread());
+    }
+
     /** The Redis cost rows that have an anchor (all but the floor's). */
     private List<RedisCost.Row> anchored() {
         return cost.stream().filter(r -> !RedisCost.FLOOR.equals(r.algorithm())).toList();
@@ -634,6 +725,10 @@ final class Report {
 
     private List<String> contenders() {
         return cells.stream().map(LimiterSuite.Row::contender).distinct().toList();
+    }
+
+    private List<Integer> concurrencies() {
+        return cells.stream().map(LimiterSuite.Row::concurrency).distinct().toList();
     }
 
     private int maxConcurrency() {
