@@ -244,82 +244,157 @@ final class LimiterSuite {
 
     List<Row> measure() {
         List<Row> rows = new ArrayList<>();
-        String body = "return 1";
-        LuaScript returnOne = new LuaScript("ceiling", body, LuaScript.sha1(body));
-        Floors floors = new Floors(floorExecutor, returnOne);
-        // the Quarkus defaults (max-pool-size 6, max-pool-waiting 24), and a pool sized for 64 callers
-        Redis pooledDefault = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
-                .setMaxPoolSize(6).setMaxPoolWaiting(24));
-        Redis pooledLarge = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
-                .setMaxPoolSize(64).setMaxPoolWaiting(1024));
-        Map<String, Shape> shapes = new HashMap<>();
-        int maxConcurrency = settings.concurrency().stream().mapToInt(i -> i).max().getAsInt();
+        Lineup lineup = new Lineup();
+        if (settings.warmupPass()) {
+            warmUpPass(lineup);
+        }
         for (String kind : settings.keySets()) {
             KeySet keySet = KeySet.of(kind, settings);
-            int keys = keySet.size();
             LOG.infof("Key set %s: the hottest key takes %.2f%% of the calls", keySet.name(), 100 * keySet.hottestShare());
-            String[] ids = Contenders.identities(keys);
-            List<Contenders.Peer> peers = new ArrayList<>();
-            Contenders.Peer redisson = peer(peers, REDISSON, () -> Contenders.redisson(redisUri, ids));
-            Contenders.Peer bucket4j = peer(peers, BUCKET4J, () -> Contenders.bucket4j(redisUri, ids, false));
-            Contenders.Peer bucket4jBatching = peer(peers, BUCKET4J_BATCHING, () -> Contenders.bucket4j(redisUri, ids, true));
-            try {
+            String[] ids = Contenders.identities(keySet.size());
+            try (Peers peers = new Peers(ids)) {
                 for (int concurrency : settings.concurrency()) {
-                    List<Contender> group = new ArrayList<>();
-                    add(group, Floors.BATCH_GET_SET, () -> floors.batchGetSet(ids));
-                    add(group, Floors.ONE_GET_SET, () -> floors.oneGetSet(ids));
-                    add(group, Floors.BATCH_RETURN_ONE, () -> floors.batchReturnOne(ids));
-                    add(group, CEILING, () -> Contenders.ceiling(ceilingExecutor, returnOne, "rl", ids));
-                    for (Algorithm a : Contenders.RATE_ALGORITHMS) {
-                        add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
-                    }
-                    for (String a : LEASED_ALGORITHMS) {
-                        addLeased(group, OURS + a + LEASED, a + "-leased", ids);
-                    }
-                    for (String a : LEASED_ALGORITHMS) {
-                        addLeased(group, String.format(LEASED_HIGH, a), a + "-leased-10m", ids);
-                    }
-                    for (String a : LEASED_ALGORITHMS) {
-                        add(group, OURS + a + NEVER_DENIES, () -> Contenders.limiter(limiter, a + "-1e8", ids));
-                        addLeased(group, OURS + a + NEVER_DENIES + LEASED, a + "-1e8-leased", ids);
-                    }
-                    add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));
-                    add(group, TIMEOUT_VERTX, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, null));
-                    add(group, TIMEOUT_STPE, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, TIMER));
-                    add(group, POOLED_DEFAULT, () -> Contenders.pooledBackend(pooledDefault, scripts,
-                            limiter.policies().get("token-bucket"), ids));
-                    add(group, POOLED_LARGE, () -> Contenders.pooledBackend(pooledLarge, scripts,
-                            limiter.policies().get("token-bucket"), ids));
-                    if (concurrency == maxConcurrency) {
-                        for (int[] s : SHAPES) {
-                            String name = SHAPE + "max-batch " + s[0] + ", " + s[1] + " connections";
-                            if (settings.measures(name)) {
-                                // one executor per shape for the whole run: an executor keeps its connections
-                                Shape shape = shapes.computeIfAbsent(name, n -> new Shape(vertx.getDelegate(), redisUri, scripts, s[0], s[1]));
-                                group.add(new Contender(name, Contenders.backend(shape.backend,
-                                        limiter.policies().get("token-bucket"), ids), null, null, null));
-                            }
-                        }
-                    }
-                    if (redisson != null) {
-                        group.add(new Contender(REDISSON, redisson.operation(), redisson.prepare(), null, null));
-                    }
-                    if (bucket4j != null) {
-                        group.add(new Contender(BUCKET4J, bucket4j.operation(), bucket4j.prepare(), null, null));
-                    }
-                    if (bucket4jBatching != null) {
-                        group.add(new Contender(BUCKET4J_BATCHING, bucket4jBatching.operation(), bucket4jBatching.prepare(),
-                                null, null));
-                    }
-                    rows.addAll(measure(keySet, concurrency, group));
-                }
-            } finally {
-                for (Contenders.Peer p : peers) {
-                    p.close().run();
+                    rows.addAll(measure(keySet, concurrency, lineup.group(ids, concurrency, peers)));
                 }
             }
         }
         return rows;
+    }
+
+    /**
+     * The JVM-wide warm-up pass ({@code bench.warmup.pass}): before the first measured cell, every selected contender
+     * runs once for {@code bench.warmup} on each selected key set, with the most callers, unmeasured. Without it the
+     * first cells measured (the hot key's, the first repetition's) ran while C2 still compiled the paths every
+     * contender shares (the executor, the Vert.x client, the closed loop): the JIT's CPU in the first cell of a run
+     * was 1 to 2.5 µs per decision, against none a few cells later. The per-cell warm-up stays: it settles a
+     * contender's own state (connections, pools, leased slices), this pass the JVM's.
+     */
+    private void warmUpPass(Lineup lineup) {
+        long start = System.nanoTime();
+        int concurrency = maxConcurrency();
+        int cells = 0;
+        for (String kind : settings.keySets()) {
+            KeySet keySet = KeySet.of(kind, settings);
+            String[] ids = Contenders.identities(keySet.size());
+            try (Peers peers = new Peers(ids)) {
+                for (Contender c : lineup.group(ids, concurrency, peers)) {
+                    admin.call("FLUSHALL");
+                    if (c.prepare() != null) {
+                        c.prepare().run();
+                    }
+                    ClosedLoop.Measurement m = ClosedLoop.run(c.operation(), keySet, concurrency, settings.warmupMillis(), 0,
+                            eventLoops, () -> 0, null, null);
+                    LOG.infof("%-9s %3d callers  %-34s warm-up pass, not measured (%s)", keySet.name(), concurrency,
+                            c.name(), m.failures() > 0 ? m.failures() + " failed" : "no failure");
+                    cells++;
+                    ClosedLoop.sleep(300);
+                }
+            }
+        }
+        LOG.infof("Warm-up pass: %d cells of %d ms in %d s", cells, settings.warmupMillis(),
+                (System.nanoTime() - start) / 1_000_000_000L);
+    }
+
+    private int maxConcurrency() {
+        return settings.concurrency().stream().mapToInt(i -> i).max().getAsInt();
+    }
+
+    /**
+     * The peers' clients for one key set, those {@code bench.contenders} selects, in the order of their rows; closed
+     * when the key set is done (a client holds a state per key).
+     */
+    private final class Peers implements AutoCloseable {
+        final Map<String, Contenders.Peer> byName = new LinkedHashMap<>();
+
+        Peers(String[] ids) {
+            try {
+                open(REDISSON, () -> Contenders.redisson(redisUri, ids));
+                open(BUCKET4J, () -> Contenders.bucket4j(redisUri, ids, false));
+                open(BUCKET4J_BATCHING, () -> Contenders.bucket4j(redisUri, ids, true));
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        private void open(String name, Supplier<Contenders.Peer> create) {
+            if (settings.measures(name)) {
+                byName.put(name, create.get());
+            }
+        }
+
+        @Override
+        public void close() {
+            for (Contenders.Peer p : byName.values()) {
+                p.close().run();
+            }
+        }
+    }
+
+    /**
+     * What the rows of a cell group are made of, made once per run: the floors, the pooled clients of the design
+     * before, and the executors of the {@code batching:} rows (an executor keeps its connections for the run).
+     */
+    private final class Lineup {
+        final LuaScript returnOne;
+        final Floors floors;
+        // the Quarkus defaults (max-pool-size 6, max-pool-waiting 24), and a pool sized for 64 callers
+        final Redis pooledDefault = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
+                .setMaxPoolSize(6).setMaxPoolWaiting(24));
+        final Redis pooledLarge = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
+                .setMaxPoolSize(64).setMaxPoolWaiting(1024));
+        final Map<String, Shape> shapes = new HashMap<>();
+
+        Lineup() {
+            String body = "return 1";
+            returnOne = new LuaScript("ceiling", body, LuaScript.sha1(body));
+            floors = new Floors(floorExecutor, returnOne);
+        }
+
+        /**
+         * The rows {@code bench.contenders} selects for one key set ({@code ids}) and number of callers, in order, the
+         * peers' on the clients of {@code peers}.
+         */
+        List<Contender> group(String[] ids, int concurrency, Peers peers) {
+            List<Contender> group = new ArrayList<>();
+            add(group, Floors.BATCH_GET_SET, () -> floors.batchGetSet(ids));
+            add(group, Floors.ONE_GET_SET, () -> floors.oneGetSet(ids));
+            add(group, Floors.BATCH_RETURN_ONE, () -> floors.batchReturnOne(ids));
+            add(group, CEILING, () -> Contenders.ceiling(ceilingExecutor, returnOne, "rl", ids));
+            for (Algorithm a : Contenders.RATE_ALGORITHMS) {
+                add(group, OURS + a.configName(), () -> Contenders.limiter(limiter, a.configName(), ids));
+            }
+            for (String a : LEASED_ALGORITHMS) {
+                addLeased(group, OURS + a + LEASED, a + "-leased", ids);
+            }
+            for (String a : LEASED_ALGORITHMS) {
+                addLeased(group, String.format(LEASED_HIGH, a), a + "-leased-10m", ids);
+            }
+            for (String a : LEASED_ALGORITHMS) {
+                add(group, OURS + a + NEVER_DENIES, () -> Contenders.limiter(limiter, a + "-1e8", ids));
+                addLeased(group, OURS + a + NEVER_DENIES + LEASED, a + "-1e8-leased", ids);
+            }
+            add(group, BACKEND_ONLY, () -> Contenders.backendOnly(limiter, "token-bucket", ids));
+            add(group, TIMEOUT_VERTX, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, null));
+            add(group, TIMEOUT_STPE, () -> Contenders.backendWithTimeout(limiter, "token-bucket", ids, TIMER));
+            add(group, POOLED_DEFAULT, () -> Contenders.pooledBackend(pooledDefault, scripts,
+                    limiter.policies().get("token-bucket"), ids));
+            add(group, POOLED_LARGE, () -> Contenders.pooledBackend(pooledLarge, scripts,
+                    limiter.policies().get("token-bucket"), ids));
+            if (concurrency == maxConcurrency()) {
+                for (int[] s : SHAPES) {
+                    String name = SHAPE + "max-batch " + s[0] + ", " + s[1] + " connections";
+                    if (settings.measures(name)) {
+                        // one executor per shape for the whole run: an executor keeps its connections
+                        Shape shape = shapes.computeIfAbsent(name, n -> new Shape(vertx.getDelegate(), redisUri, scripts, s[0], s[1]));
+                        group.add(new Contender(name, Contenders.backend(shape.backend,
+                                limiter.policies().get("token-bucket"), ids), null, null, null));
+                    }
+                }
+            }
+            peers.byName.forEach((name, p) -> group.add(new Contender(name, p.operation(), p.prepare(), null, null)));
+            return group;
+        }
     }
 
     /**
@@ -370,15 +445,6 @@ final class LimiterSuite {
             LongAdder inRedis = new LongAdder();
             group.add(new Contender(name, Contenders.leasedLimiter(limiter, policy, ids, inRedis), null, null, inRedis));
         }
-    }
-
-    private Contenders.Peer peer(List<Contenders.Peer> peers, String name, Supplier<Contenders.Peer> create) {
-        if (!settings.measures(name)) {
-            return null;
-        }
-        Contenders.Peer p = create.get();
-        peers.add(p);
-        return p;
     }
 
     /** One measured run of one contender, from a Redis emptied of every other contender's keys. */

@@ -116,8 +116,11 @@ final class Report {
         md.append("| Redis | ").append(env.redis()).append(" |\n");
         md.append("| Quarkus | ").append(env.quarkus()).append(" |\n");
         md.append(String.format(Locale.ROOT, "| load | closed loop, asynchronous callers, %.1f s warm-up + %.1f s measured per cell,"
-                + " each limiter-suite cell %d times |%n", settings.warmupMillis() / 1000.0, settings.durationMillis() / 1000.0,
-                settings.repetitions()));
+                + " each limiter-suite cell %d times%s |%n", settings.warmupMillis() / 1000.0, settings.durationMillis() / 1000.0,
+                settings.repetitions(), settings.warmupPass()
+                        ? "; before the first, a warm-up pass (`bench.warmup.pass`): every contender once per key set, with the"
+                                + " most callers, for the warm-up time, not measured"
+                        : "; no warm-up pass (`bench.warmup.pass=false`): the first cells measured ran while the JIT compiled"));
         md.append("| command | `").append(commandLine()).append("` |\n\n");
         if (!cells.isEmpty() || !cost.isEmpty() || !http.isEmpty()) {
             md.append("## Targets\n\n");
