@@ -84,6 +84,11 @@ final class LimiterSuite {
     static boolean neverDenies(String contender) {
         return contender.startsWith(OURS) && contender.endsWith(NEVER_DENIES);
     }
+    /**
+     * The backend {@code ours: token-bucket} decides with, called without the limiter around it: in the default set
+     * (only {@code experiment:} rows and the cluster comparison are not), and set against {@code ours: token-bucket}
+     * in the report.
+     */
     static final String BACKEND_ONLY = "diagnostic: backend only, token-bucket";
     static final String TIMEOUT_VERTX = "experiment: backend + ifNoItem (default scheduler)";
     static final String TIMEOUT_STPE = "experiment: backend + ifNoItem (ScheduledThreadPoolExecutor)";

@@ -192,6 +192,22 @@ final class Report {
                 }
                 md.append('\n');
             }
+            List<String[]> around = aroundTheBackend();
+            if (!around.isEmpty()) {
+                md.append("### The limiter around the backend\n\n");
+                md.append(String.format(Locale.ROOT, "`%s` decides through `RateLimiter.check`, `%s` calls the same backend"
+                        + " (script, executor, connections) without the limiter around it (timeout, circuit breaker, deny"
+                        + " cache, decision objects): the paired ratio, each repetition's decisions/s of the first over the"
+                        + " second's, is what that layer leaves of the backend's throughput; the JVM CPU per decision"
+                        + " (without the JIT's) is what it adds.%n%n", LimiterSuite.OURS + "token-bucket",
+                        LimiterSuite.BACKEND_ONLY));
+                md.append("| key set | callers | RateLimiter over backend only, paired | JVM CPU µs/decision without JIT,"
+                        + " RateLimiter | backend only |\n|---|---:|---:|---:|---:|\n");
+                for (String[] a : around) {
+                    md.append("| ").append(String.join(" | ", a)).append(" |\n");
+                }
+                md.append('\n');
+            }
             List<Leasing> leasing = leasing();
             if (!leasing.isEmpty()) {
                 md.append("### Quota leasing\n\n");
@@ -570,6 +586,25 @@ final class Report {
             }
             return calls == 0 ? 0 : (double) requests / calls;
         }
+    }
+
+    /**
+     * Per cell group where both ran, {@code ours: token-bucket} against the backend alone ({@value
+     * LimiterSuite#BACKEND_ONLY}): the key set, the callers, their paired ratio, and the JVM CPU per decision without the
+     * JIT's of each.
+     */
+    private List<String[]> aroundTheBackend() {
+        List<String[]> out = new ArrayList<>();
+        for (LimiterSuite.Row backend : cells) {
+            if (!backend.contender().equals(LimiterSuite.BACKEND_ONLY)) {
+                continue;
+            }
+            find(backend.keySet(), backend.concurrency(), LimiterSuite.OURS + "token-bucket").ifPresent(ours -> out.add(
+                    new String[] { backend.keySet(), Integer.toString(backend.concurrency()),
+                            Paired.of(ours, backend).times(), jitMicros(ours.jvmCpuWithoutJitMicros()),
+                            jitMicros(backend.jvmCpuWithoutJitMicros()) }));
+        }
+        return out;
     }
 
     /**
