@@ -41,6 +41,13 @@ final class LimiterSuite {
     static final String REDISSON = "Redisson RRateLimiter";
     static final String BUCKET4J = "Bucket4j (Lettuce, CAS)";
     static final String BUCKET4J_BATCHING = "Bucket4j (Lettuce, CAS) batching";
+    /** Bucket4j's inexact modes, the peers of our quota leasing ({@link Contenders#BUCKET4J_DELAY}). */
+    static final String BUCKET4J_DELAYING = "Bucket4j (Lettuce, CAS) delaying";
+    static final String BUCKET4J_PREDICTING = "Bucket4j (Lettuce, CAS) predicting";
+    /** The peers that decide every call in Redis, as ours do without leasing. */
+    static final List<String> EXACT_PEERS = List.of(REDISSON, BUCKET4J, BUCKET4J_BATCHING);
+    /** The peers that decide calls in the process on what they took from Redis, as ours do with leasing. */
+    static final List<String> INEXACT_PEERS = List.of(BUCKET4J_DELAYING, BUCKET4J_PREDICTING);
     static final String OURS = "ours: ";
     /**
      * The suffix of our rows with quota leasing: {@code ours: token-bucket leased} decides on policy
@@ -314,8 +321,10 @@ final class LimiterSuite {
         Peers(String[] ids) {
             try {
                 open(REDISSON, () -> Contenders.redisson(redisUri, ids));
-                open(BUCKET4J, () -> Contenders.bucket4j(redisUri, ids, false));
-                open(BUCKET4J_BATCHING, () -> Contenders.bucket4j(redisUri, ids, true));
+                open(BUCKET4J, () -> Contenders.bucket4j(redisUri, ids, Contenders.Bucket4jMode.EXACT));
+                open(BUCKET4J_BATCHING, () -> Contenders.bucket4j(redisUri, ids, Contenders.Bucket4jMode.BATCHING));
+                open(BUCKET4J_DELAYING, () -> Contenders.bucket4j(redisUri, ids, Contenders.Bucket4jMode.DELAYING));
+                open(BUCKET4J_PREDICTING, () -> Contenders.bucket4j(redisUri, ids, Contenders.Bucket4jMode.PREDICTING));
             } catch (RuntimeException e) {
                 close();
                 throw e;

@@ -243,6 +243,35 @@ final class Report {
                 }
                 md.append('\n');
             }
+            List<String[]> inexact = leasingAgainstBucket4j();
+            if (!inexact.isEmpty()) {
+                md.append("### Quota leasing against Bucket4j's inexact modes\n\n");
+                md.append(String.format(Locale.ROOT, "`%s` and `%s`: Bucket4j's Lettuce integration with"
+                        + " `Optimizations.delaying(new DelayParameters(%,d, Duration.ofMillis(%d)))` and"
+                        + " `Optimizations.predicting(` the same `)` (its default prediction parameters), one optimized proxy"
+                        + " per key kept for the run: each decides in this process on a local copy of the bucket and"
+                        + " synchronizes with Redis after at most %,d tokens (a tenth of the capacity) or %d ms, as"
+                        + " `lease=auto` leases at most a tenth of the capacity for at most 100 ms; `predicting` also"
+                        + " subtracts what it predicts the other processes consume. Both may overconsume across"
+                        + " processes, as leasing may not. Set against `%s` (the same 1,000,000 per second token"
+                        + " bucket), paired repetition by repetition. Where a closed loop asks more than the policy"
+                        + " admits (the hot key), both meet the limit: Bucket4j then denies in the process, a decision"
+                        + " counted as such, where our deny cache answers, counted as failed; compare admitted/s"
+                        + " (decisions/s times the share admitted) there.%n%n", LimiterSuite.BUCKET4J_DELAYING,
+                        LimiterSuite.BUCKET4J_PREDICTING, Contenders.BUCKET4J_DELAY.maxUnsynchronizedTokens,
+                        Contenders.BUCKET4J_DELAY.maxUnsynchronizedTimeoutNanos / 1_000_000,
+                        Contenders.BUCKET4J_DELAY.maxUnsynchronizedTokens,
+                        Contenders.BUCKET4J_DELAY.maxUnsynchronizedTimeoutNanos / 1_000_000,
+                        LimiterSuite.OURS + "token-bucket" + LimiterSuite.LEASED));
+                md.append("| key set | callers | peer | peer decisions/s | peer admitted | peer admitted/s"
+                        + " | peer Redis commands/decision | ours leased decisions/s | ours leased admitted/s"
+                        + " | ours leased failed | ours leased over the peer, paired |\n");
+                md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (String[] a : inexact) {
+                    md.append("| ").append(String.join(" | ", a)).append(" |\n");
+                }
+                md.append('\n');
+            }
             List<LimiterSuite.Row> counted = cells.stream().filter(r -> r.callsPerConnection().length > 0).toList();
             if (!counted.isEmpty()) {
                 md.append("### Calls per connection\n\n");
@@ -425,7 +454,9 @@ final class Report {
             List<String> below = new ArrayList<>();
             for (LimiterSuite.Row r : cells) {
                 if (r.contender().startsWith(LimiterSuite.OURS)) {
-                    for (String peer : List.of(LimiterSuite.REDISSON, LimiterSuite.BUCKET4J, LimiterSuite.BUCKET4J_BATCHING)) {
+                    // Bucket4j's inexact modes have a table of their own: deciding in the process, they deny there
+                    // once at the policy's limit, where our leased rows' deny cache answers (counted as failed)
+                    for (String peer : LimiterSuite.EXACT_PEERS) {
                         // below only where the ranges do not overlap: the peer's slowest repetition beat our fastest
                         find(r.keySet(), r.concurrency(), peer).filter(p -> p.minDecisionsPerSecond() > r.maxDecisionsPerSecond())
                                 .ifPresent(p -> below.add(r.contender() + " < " + peer + " (" + r.keySet() + ", "
@@ -586,6 +617,35 @@ final class Report {
             }
             return calls == 0 ? 0 : (double) requests / calls;
         }
+    }
+
+    /**
+     * Per cell group and inexact Bucket4j row ({@link LimiterSuite#INEXACT_PEERS}), the peer's figures and
+     * {@code ours: token-bucket leased}'s decisions/s over the peer's, paired (empty where ours did not run).
+     */
+    private List<String[]> leasingAgainstBucket4j() {
+        List<String[]> out = new ArrayList<>();
+        for (LimiterSuite.Row peer : cells) {
+            if (!LimiterSuite.INEXACT_PEERS.contains(peer.contender())) {
+                continue;
+            }
+            Optional<LimiterSuite.Row> ours = find(peer.keySet(), peer.concurrency(),
+                    LimiterSuite.OURS + "token-bucket" + LimiterSuite.LEASED);
+            out.add(new String[] { peer.keySet(), Integer.toString(peer.concurrency()), peer.contender(),
+                    String.format(Locale.ROOT, "%,.0f", peer.decisionsPerSecond()), admitted(peer),
+                    String.format(Locale.ROOT, "%,.0f", admittedPerSecond(peer)),
+                    perDecision(peer.perDecision(LimiterSuite.Tally.REDIS_COMMANDS)),
+                    ours.map(o -> String.format(Locale.ROOT, "%,.0f", o.decisionsPerSecond())).orElse("n/a"),
+                    ours.map(o -> String.format(Locale.ROOT, "%,.0f", admittedPerSecond(o))).orElse("n/a"),
+                    ours.map(o -> String.format(Locale.ROOT, "%,d", o.failures())).orElse("n/a"),
+                    ours.map(o -> Paired.of(o, peer).times()).orElse("n/a") });
+        }
+        return out;
+    }
+
+    /** The median decisions/s times the share of the decisions admitted over all repetitions. */
+    private static double admittedPerSecond(LimiterSuite.Row r) {
+        return r.decided() == 0 ? 0 : r.decisionsPerSecond() * r.admitted() / r.decided();
     }
 
     /**
