@@ -14,17 +14,20 @@ import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.algorithm.Algorithm;
+import dev.ratelimit.runtime.backend.RateLimitBackend;
 import dev.ratelimit.runtime.backend.redis.RedisBackend;
 import dev.ratelimit.runtime.backend.redis.script.LuaScript;
 import dev.ratelimit.runtime.backend.redis.script.LuaScriptRegistry;
 import dev.ratelimit.runtime.backend.redis.transport.LuaScriptExecutor;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
+import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RespClient;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.impl.VertxInternal;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 
 /**
@@ -97,6 +100,37 @@ final class LimiterSuite {
      * in the report.
      */
     static final String BACKEND_ONLY = "diagnostic: backend only, token-bucket";
+    /**
+     * The cluster comparison: a backend of the limiter's shape (its {@code max-batch} and connections, the Quarkus
+     * client's options, scripts by {@code EVALSHA} as on any cluster) called directly, on a Redis Cluster of three
+     * primaries the suite starts ({@link BenchCluster}) and, built the same way, on the one Redis of the other rows:
+     * the only difference is cluster or not. Left out of the default set (three more redis-server processes on the
+     * machine, four more rows in every cell group): {@code -Dbench.contenders=cluster:,one redis:}.
+     */
+    static final String CLUSTER = "cluster: ";
+    static final String ONE_REDIS = "one redis: ";
+    static final List<String> CLUSTER_ALGORITHMS = List.of("token-bucket", "fixed-window");
+
+    /** {@code cluster: <algorithm> (3 primaries)}. */
+    static String clusterRow(String algorithm) {
+        return CLUSTER + algorithm + " (3 primaries)";
+    }
+
+    /** {@code one redis: <algorithm>}. */
+    static String oneRedisRow(String algorithm) {
+        return ONE_REDIS + algorithm;
+    }
+
+    /** The one-Redis row a cluster row is compared with, or null for another row. */
+    static String oneRedisOf(String contender) {
+        for (String a : CLUSTER_ALGORITHMS) {
+            if (contender.equals(clusterRow(a))) {
+                return oneRedisRow(a);
+            }
+        }
+        return null;
+    }
+
     static final String TIMEOUT_VERTX = "experiment: backend + ifNoItem (default scheduler)";
     static final String TIMEOUT_STPE = "experiment: backend + ifNoItem (ScheduledThreadPoolExecutor)";
     static final String POOLED_DEFAULT = "before: pooled send (pool 6+24), token-bucket";
@@ -220,6 +254,12 @@ final class LimiterSuite {
     private final Vertx vertx;
     private final LuaScriptRegistry scripts;
     private final RespClient admin;
+    /** The one Redis, as a contender's {@link Servers}. */
+    private final Servers main;
+    /** The options of the Quarkus Redis client, which the limiter's executor is built with. */
+    private final RedisOptions clientOptions;
+    /** The Redis Cluster of the {@code cluster:} rows, started when one is selected; null otherwise. */
+    private BenchCluster cluster;
     private final DecisionTally tally;
     /** One context on each Vert.x event loop: where the callers start. */
     private final List<Executor> eventLoops = new ArrayList<>();
@@ -228,11 +268,15 @@ final class LimiterSuite {
      * @param ceilingExecutor an executor that sends every call alone, for the {@value #CEILING} row
      * @param floorExecutor an executor shaped as the limiter's ({@code max-batch} and connections), on the same
      *        Redis client, for the floors
+     * @param clientOptions the options of the Quarkus Redis client (those the limiter's executor is built with), for
+     *        the cluster comparison's executors
      */
     LimiterSuite(Settings settings, DefaultRateLimiter limiter, LuaScriptExecutor ceilingExecutor,
-            LuaScriptExecutor floorExecutor, String redisUri, Vertx vertx, LuaScriptRegistry scripts, RespClient admin,
-            DecisionTally tally) {
+            LuaScriptExecutor floorExecutor, String redisUri, RedisOptions clientOptions, Vertx vertx,
+            LuaScriptRegistry scripts, RespClient admin, DecisionTally tally) {
         this.admin = admin;
+        this.main = new Servers(List.of(admin));
+        this.clientOptions = clientOptions;
         this.tally = tally;
         this.settings = settings;
         this.limiter = limiter;
@@ -254,7 +298,33 @@ final class LimiterSuite {
         this.scripts = scripts;
     }
 
+    /**
+     * An executor of the limiter's shape, as the application configures it ({@code quarkus.ratelimit.redis.max-batch},
+     * {@code quarkus.ratelimit.redis.connections}: one per event loop unless bounded), on these client options.
+     */
+    static LuaScriptExecutor limiterShaped(io.vertx.core.Vertx vertx, RedisOptions options) {
+        org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        return new LuaScriptExecutor(vertx, options,
+                config.getValue("quarkus.ratelimit.redis.max-batch", Integer.class),
+                config.getOptionalValue("quarkus.ratelimit.redis.connections", Integer.class)
+                        .orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP));
+    }
+
     List<Row> measure() {
+        if (CLUSTER_ALGORITHMS.stream().anyMatch(a -> settings.measures(clusterRow(a)))) {
+            cluster = BenchCluster.start();
+        }
+        try {
+            return measureAll();
+        } finally {
+            if (cluster != null) {
+                cluster.close();
+                cluster = null;
+            }
+        }
+    }
+
+    private List<Row> measureAll() {
         List<Row> rows = new ArrayList<>();
         Lineup lineup = new Lineup();
         if (settings.warmupPass()) {
@@ -290,7 +360,7 @@ final class LimiterSuite {
             String[] ids = Contenders.identities(keySet.size());
             try (Peers peers = new Peers(ids)) {
                 for (Contender c : lineup.group(ids, concurrency, peers)) {
-                    admin.call("FLUSHALL");
+                    flush();
                     if (c.prepare() != null) {
                         c.prepare().run();
                     }
@@ -358,6 +428,9 @@ final class LimiterSuite {
         final Redis pooledLarge = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUri)
                 .setMaxPoolSize(64).setMaxPoolWaiting(1024));
         final Map<String, Shape> shapes = new HashMap<>();
+        /** The cluster comparison's backends, one on the one Redis and one on the cluster, made when first needed. */
+        RateLimitBackend oneRedis;
+        RateLimitBackend onCluster;
 
         Lineup() {
             String body = "return 1";
@@ -406,8 +479,50 @@ final class LimiterSuite {
                     }
                 }
             }
+            for (String a : CLUSTER_ALGORITHMS) {
+                Policy policy = limiter.policies().get(a);
+                if (settings.measures(oneRedisRow(a))) {
+                    group.add(new Contender(oneRedisRow(a), Contenders.backend(oneRedis(), policy, ids), null, null, null,
+                            main));
+                }
+                if (cluster != null && settings.measures(clusterRow(a))) {
+                    group.add(new Contender(clusterRow(a), Contenders.backend(onCluster(), policy, ids), null, null,
+                            null, new Servers(cluster.admins())));
+                }
+            }
             peers.byName.forEach((name, p) -> group.add(new Contender(name, p.operation(), p.prepare(), null, null)));
             return group;
+        }
+
+        /** The backend of the one-Redis rows: the limiter's shape on a copy of the client's options. */
+        RateLimitBackend oneRedis() {
+            if (oneRedis == null) {
+                oneRedis = comparisonBackend(new RedisOptions(clientOptions), false);
+            }
+            return oneRedis;
+        }
+
+        /** The backend of the cluster rows: the same, the client type set to cluster and the nodes as seeds. */
+        RateLimitBackend onCluster() {
+            if (onCluster == null) {
+                onCluster = comparisonBackend(new RedisOptions(clientOptions).setType(RedisClientType.CLUSTER)
+                        .setEndpoints(new ArrayList<>(cluster.seeds())), true);
+            }
+            return onCluster;
+        }
+
+        /**
+         * A backend on an executor of the limiter's shape, its scripts loaded first (by {@code EVALSHA}, no function
+         * library: the extension loads none on a cluster, and the one-Redis rows must differ in nothing else).
+         */
+        private RateLimitBackend comparisonBackend(RedisOptions options, boolean onCluster) {
+            LuaScriptExecutor executor = limiterShaped(vertx.getDelegate(), options);
+            try {
+                executor.preload(scripts.all()).await().atMost(java.time.Duration.ofSeconds(10));
+            } catch (RuntimeException e) {
+                LOG.warnf("Could not preload the scripts (%s): the first calls send them", e.toString());
+            }
+            return new RedisBackend(executor, scripts, onCluster);
         }
     }
 
@@ -463,13 +578,14 @@ final class LimiterSuite {
 
     /** One measured run of one contender, from a Redis emptied of every other contender's keys. */
     private ClosedLoop.Measurement cell(int concurrency, KeySet keys, Contender c, int repetition) {
-        admin.call("FLUSHALL");
+        flush();
+        Servers servers = c.servers() == null ? main : c.servers();
         if (c.prepare() != null) {
             c.prepare().run();
         }
         LongAdder inRedis = c.inRedis();
         Supplier<long[]> tallies = () -> {
-            long[] redis = redisCommands(admin);
+            long[] redis = servers.commands();
             long[] leasing = tally.leasing();
             long[] t = new long[Tally.SIZE];
             t[Tally.REDIS_COMMANDS] = redis[0];
@@ -479,7 +595,7 @@ final class LimiterSuite {
             return t;
         };
         ClosedLoop.Measurement m = ClosedLoop.run(c.operation(), keys, concurrency, settings.warmupMillis(),
-                settings.durationMillis(), eventLoops, this::redisCpuSeconds, c.counters(), tallies);
+                settings.durationMillis(), eventLoops, servers::cpuSeconds, c.counters(), tallies);
         LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f (JIT %.2f)"
                 + " Redis %.1f us  Redis commands/decision %.4f%s%s%s",
                 keys.name(), concurrency, c.name(), repetition, m.decisionsPerSecond(), m.micros(50), m.micros(99), m.micros(99.9),
@@ -505,11 +621,50 @@ final class LimiterSuite {
 
     /**
      * A row of the suite: an operation, what it needs done after a {@code FLUSHALL} (null: nothing), the calls it
-     * sent per connection so far (null: not counted), and for a leased row the decisions Redis made itself so far
-     * (null: not a leased row).
+     * sent per connection so far (null: not counted), for a leased row the decisions Redis made itself so far
+     * (null: not a leased row), and the Redis servers it runs on, whose CPU and commands its cells count (null: the
+     * one Redis).
      */
     private record Contender(String name, Operation operation, Runnable prepare,
-            Supplier<long[]> counters, LongAdder inRedis) {
+            Supplier<long[]> counters, LongAdder inRedis, Servers servers) {
+
+        Contender(String name, Operation operation, Runnable prepare, Supplier<long[]> counters, LongAdder inRedis) {
+            this(name, operation, prepare, counters, inRedis, null);
+        }
+    }
+
+    /**
+     * Empties every Redis of the run before a cell, the cluster's nodes too: no contender finds another's keys, and
+     * none pays for memory another left.
+     */
+    private void flush() {
+        admin.call("FLUSHALL");
+        if (cluster != null) {
+            for (RespClient node : cluster.admins()) {
+                node.call("FLUSHALL");
+            }
+        }
+    }
+
+    /**
+     * The Redis servers a row runs on, one or a cluster's nodes: their CPU and the commands they ran are summed, so
+     * that a cluster row's Redis CPU and script calls per decision count every node.
+     */
+    private record Servers(List<RespClient> admins) {
+
+        double cpuSeconds() {
+            return admins.stream().mapToDouble(LimiterSuite::redisCpuSeconds).sum();
+        }
+
+        long[] commands() {
+            long[] sum = new long[2];
+            for (RespClient a : admins) {
+                long[] c = redisCommands(a);
+                sum[0] += c[0];
+                sum[1] += c[1];
+            }
+            return sum;
+        }
     }
 
     /**
@@ -541,11 +696,6 @@ final class LimiterSuite {
             this.backend = new RedisBackend(new LuaScriptExecutor(vertx,
                     new RedisOptions().setConnectionString(redisUri), maxBatch, connections), scripts, false);
         }
-    }
-
-    /** Redis' own CPU time so far (user + system), in seconds, from {@code INFO cpu}. */
-    private double redisCpuSeconds() {
-        return redisCpuSeconds(admin);
     }
 
     /** Redis' own CPU time so far (user + system), in seconds, from {@code INFO cpu}. */

@@ -243,6 +243,40 @@ final class Report {
                 }
                 md.append('\n');
             }
+            List<Cluster> clusters = clusters();
+            if (!clusters.isEmpty()) {
+                md.append("### Redis Cluster against one Redis\n\n");
+                md.append("`cluster: <algorithm> (3 primaries)`: the backend on an executor of the limiter's shape (its"
+                        + " `max-batch` and connections, the Quarkus client's options with the client type set to cluster),"
+                        + " called directly, on a Redis Cluster of three primaries and no replica started by the run on"
+                        + " this machine (the same redis-server binary and settings as the one Redis, the slots split in"
+                        + " three); `one redis: <algorithm>` the same backend built the same way on the one Redis: scripts"
+                        + " by `EVALSHA` on both (no function library: the extension loads none on a cluster), so the"
+                        + " only difference is cluster or not. On a cluster a run of the batch script holds the calls of"
+                        + " one slot: a burst on a hot key still goes as one run, calls on many keys mostly alone. Every"
+                        + " node is emptied (`FLUSHALL`) before every cell. Paired: each repetition's cluster decisions/s"
+                        + " over the one Redis' in that repetition, the median and the range. Decisions per script call:"
+                        + " the decisions over the `EVALSHA`/`EVAL`/`FCALL` calls `INFO commandstats` counted, summed"
+                        + " over every node of the cluster; Redis CPU summed over the nodes too.\n\n");
+                md.append("| key set | callers | algorithm | one Redis decisions/s | min–max | cluster decisions/s | min–max"
+                        + " | cluster over one Redis, paired | decisions per script call, one Redis | cluster"
+                        + " | Redis CPU µs/decision, one Redis | cluster | JVM CPU without JIT µs/decision, one Redis"
+                        + " | cluster |\n");
+                md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (Cluster k : clusters) {
+                    LimiterSuite.Row one = k.one();
+                    LimiterSuite.Row on = k.cluster();
+                    md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %,.0f | %,.0f–%,.0f | %s"
+                            + " | %s | %s | %s | %s | %s | %s |%n", on.keySet(), on.concurrency(), k.algorithm(),
+                            one.decisionsPerSecond(), one.minDecisionsPerSecond(), one.maxDecisionsPerSecond(),
+                            on.decisionsPerSecond(), on.minDecisionsPerSecond(), on.maxDecisionsPerSecond(),
+                            k.paired().times(), perDecision(decisionsPerScriptCall(one)),
+                            perDecision(decisionsPerScriptCall(on)), micros(one.redisCpuMicros()),
+                            micros(on.redisCpuMicros()), jitMicros(one.jvmCpuWithoutJitMicros()),
+                            jitMicros(on.jvmCpuWithoutJitMicros())));
+                }
+                md.append('\n');
+            }
             List<String[]> inexact = leasingAgainstBucket4j();
             if (!inexact.isEmpty()) {
                 md.append("### Quota leasing against Bucket4j's inexact modes\n\n");
@@ -450,6 +484,29 @@ final class Report {
                 }
             }
         }
+        for (Cluster k : clusters()) {
+            LimiterSuite.Row on = k.cluster();
+            LimiterSuite.Row one = k.one();
+            if (on.concurrency() != c) {
+                continue;
+            }
+            String medians = String.format(Locale.ROOT, "%,.0f vs %,.0f/s", on.decisionsPerSecond(),
+                    one.decisionsPerSecond());
+            if (on.keys() == 1) {
+                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≥ 0.8× %s (paired)",
+                        on.contender(), c, on.keySet(), one.contender()),
+                        k.paired().times() + " (medians " + medians + ")",
+                        judged(on.keySet(), c, k.paired().median() >= 0.8) });
+            } else if (on.keys() == settings.keys() && !on.keySet().startsWith("Zipf")) {
+                // within the spread of one Redis: not below its slowest repetition
+                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: within the spread of %s",
+                        on.contender(), c, on.keySet(), one.contender()),
+                        String.format(Locale.ROOT, "median %,.0f/s against %,.0f–%,.0f/s; paired %s",
+                                on.decisionsPerSecond(), one.minDecisionsPerSecond(), one.maxDecisionsPerSecond(),
+                                k.paired().times()),
+                        judged(on.keySet(), c, on.decisionsPerSecond() >= one.minDecisionsPerSecond()) });
+            }
+        }
         if (!keySets.isEmpty()) {
             List<String> below = new ArrayList<>();
             for (LimiterSuite.Row r : cells) {
@@ -641,6 +698,30 @@ final class Report {
                     ours.map(o -> Paired.of(o, peer).times()).orElse("n/a") });
         }
         return out;
+    }
+
+    /** A cluster row, its one-Redis row (same key set and callers) and their paired ratio. */
+    record Cluster(String algorithm, LimiterSuite.Row cluster, LimiterSuite.Row one, Paired paired) {
+    }
+
+    /** Every cluster row whose one-Redis row ran too, in the order of the cells. */
+    private List<Cluster> clusters() {
+        List<Cluster> out = new ArrayList<>();
+        for (LimiterSuite.Row r : cells) {
+            String oneName = LimiterSuite.oneRedisOf(r.contender());
+            if (oneName == null) {
+                continue;
+            }
+            find(r.keySet(), r.concurrency(), oneName).ifPresent(one -> out.add(new Cluster(
+                    oneName.substring(LimiterSuite.ONE_REDIS.length()), r, one, Paired.of(r, one))));
+        }
+        return out;
+    }
+
+    /** Decisions per script call ({@code EVALSHA}, {@code EVAL}, {@code FCALL}); NaN when none was counted. */
+    private static double decisionsPerScriptCall(LimiterSuite.Row r) {
+        double calls = r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS);
+        return calls > 0 ? 1 / calls : Double.NaN;
     }
 
     /** The median decisions/s times the share of the decisions admitted over all repetitions. */
@@ -842,7 +923,8 @@ final class Report {
      * slice, the mean units per slice and the share of leased units given back (empty for other rows); then the JIT
      * compiler threads' CPU per decision and the JVM's without it (empty off Linux), and the row's decisions/s over
      * the floor's ({@link Floors#BATCH_GET_SET}, same key set and callers) repetition by repetition: the median and the
-     * range of those pairs (empty without the floor).
+     * range of those pairs (empty without the floor); then decisions per script call, and for the cluster rows their
+     * decisions/s over their one-Redis row's, paired (median, min, max; empty for the other rows).
      * CPU is per decision; {@code NaN} when no call was decided.
      */
     private String csv() {
@@ -851,7 +933,8 @@ final class Report {
                         + "decisions_per_s_min,decisions_per_s_max,repetitions,decided,admitted,calls_per_connection,"
                         + "decisions_per_s_runs,redis_commands_per_decision,script_calls_per_decision,slices_per_decision,"
                         + "from_slice_share,units_per_slice,returned_share,jit_cpu_us_per_call,jvm_cpu_us_per_call_without_jit,"
-                        + "vs_floor_paired,vs_floor_paired_min,vs_floor_paired_max\n");
+                        + "vs_floor_paired,vs_floor_paired_min,vs_floor_paired_max,decisions_per_script_call,"
+                        + "vs_one_redis_paired,vs_one_redis_paired_min,vs_one_redis_paired_max\n");
         for (LimiterSuite.Row r : cells) {
             // contender names may hold commas: quoted, as CSV has it
             out.append(String.format(Locale.ROOT, "%s,%d,\"%s\",%.1f,%.0f,%.0f,%.0f,%d,%.2f,%.2f,%.1f,%.1f,%d,%d,%d,%s",
@@ -875,6 +958,11 @@ final class Report {
                     .orElse(new Paired(List.of()));
             out.append(String.format(Locale.ROOT, ",%s,%s,%s", csvNumber(vsFloor.median(), "%.4f"),
                     csvNumber(vsFloor.min(), "%.4f"), csvNumber(vsFloor.max(), "%.4f")));
+            String oneName = LimiterSuite.oneRedisOf(r.contender());
+            Paired vsOne = oneName == null ? new Paired(List.of())
+                    : find(r.keySet(), r.concurrency(), oneName).map(o -> Paired.of(r, o)).orElse(new Paired(List.of()));
+            out.append(String.format(Locale.ROOT, ",%s,%s,%s,%s", csvNumber(decisionsPerScriptCall(r), "%.3f"),
+                    csvNumber(vsOne.median(), "%.4f"), csvNumber(vsOne.min(), "%.4f"), csvNumber(vsOne.max(), "%.4f")));
             out.append(System.lineSeparator());
         }
         return out.toString();

@@ -64,11 +64,13 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
 
     /**
      * Whether a limiter-suite row runs: all do unless {@code bench.contenders} names some (by prefix);
-     * {@code experiment:} rows only when named.
+     * {@code experiment:} rows and the cluster comparison ({@code cluster:}, {@code one redis:}: a Redis Cluster of
+     * three more redis-server processes on the machine, four more rows in every cell group) only when named.
      */
     boolean measures(String contender) {
         if (contenders.isEmpty()) {
-            return !contender.startsWith("experiment:");
+            return !contender.startsWith("experiment:") && !contender.startsWith(LimiterSuite.CLUSTER)
+                    && !contender.startsWith(LimiterSuite.ONE_REDIS);
         }
         return contenders.stream().anyMatch(contender::startsWith);
     }
