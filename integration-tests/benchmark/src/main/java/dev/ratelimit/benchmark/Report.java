@@ -524,13 +524,23 @@ final class Report {
             out.add(new String[] { "never below a peer where their min–max ranges do not overlap",
                     below.isEmpty() ? "no cell below" : String.join("; ", below), mark(below.isEmpty()) });
             List<String> denied = new ArrayList<>();
+            boolean inexactOnHot = false;
             for (LimiterSuite.Row r : cells) {
+                if (r.keys() == 1 && LimiterSuite.INEXACT_PEERS.contains(r.contender())) {
+                    // deciding in the process, they ask the hot key more than the policy's 1,000,000 a second and
+                    // deny there, as our leased rows do (whose denials, from the deny cache, count as failed)
+                    inexactOnHot = true;
+                    continue;
+                }
                 if (!r.allAdmitted()) {
                     denied.add(String.format(Locale.ROOT, "%s (%s, %d): %d of %d", r.contender(), r.keySet(), r.concurrency(),
                             r.admitted(), r.decided()));
                 }
             }
-            out.add(new String[] { "every decision an admission (admitted = decided, every cell)",
+            out.add(new String[] { "every decision an admission (admitted = decided, every cell" + (inexactOnHot
+                    ? "; Bucket4j's inexact modes on the hot key apart: they meet the policy's limit there, their admitted"
+                            + " share is in their table)"
+                    : ")"),
                     denied.isEmpty() ? "all admitted" : String.join("; ", denied), mark(denied.isEmpty()) });
         }
         if (!cost.isEmpty()) {
