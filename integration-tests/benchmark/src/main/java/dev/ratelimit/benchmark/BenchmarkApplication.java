@@ -66,13 +66,10 @@ public class BenchmarkApplication implements QuarkusApplication {
             if (settings.runs("limiter")) {
                 // the floors on an executor of the limiter's shape (its connections one per event loop unless
                 // bounded), on the same client's options
-                LuaScriptExecutor floors = new LuaScriptExecutor(vertx.getDelegate(),
-                        clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME),
-                        ConfigProvider.getConfig().getValue("quarkus.ratelimit.redis.max-batch", Integer.class),
-                        ConfigProvider.getConfig().getOptionalValue("quarkus.ratelimit.redis.connections", Integer.class)
-                                .orElse(LuaScriptExecutor.ONE_PER_EVENT_LOOP));
-                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME)), floors, redisUri, vertx, scripts,
-                        admin, tally).measure();
+                LuaScriptExecutor floors = LimiterSuite.limiterShaped(vertx.getDelegate(),
+                        clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME));
+                cells = new LimiterSuite(settings, limiter, new LuaScriptExecutor(vertx.getDelegate(), clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME)), floors, redisUri,
+                        clientOptions.of(RedisConfig.DEFAULT_CLIENT_NAME), vertx, scripts, admin, tally).measure();
                 admin.call("FLUSHALL");
             }
             List<HttpBench.Row> http = List.of();

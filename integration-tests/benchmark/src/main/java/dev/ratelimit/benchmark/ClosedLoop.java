@@ -76,6 +76,7 @@ final class ClosedLoop {
         long[] countedStart = counters == null ? new long[0] : counters.get();
         long[] talliedStart = tallies == null ? new long[0] : tallies.get();
         double redisStart = redisCpuSeconds.getAsDouble();
+        java.util.Map<String, Long> jitStart = JitCpu.snapshot();
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         sleep(durationMillis);
@@ -85,6 +86,7 @@ final class ClosedLoop {
         long failed = loop.failures.sumThenReset();
         long elapsed = System.nanoTime() - start;
         long cpu = processCpuNanos() - cpuStart;
+        long jit = JitCpu.nanosBetween(jitStart, JitCpu.snapshot());
         double redisCpu = redisCpuSeconds.getAsDouble() - redisStart;
         long[] counted = counters == null ? new long[0] : counters.get();
         for (int i = 0; i < counted.length; i++) {
@@ -99,7 +101,7 @@ final class ClosedLoop {
         if (loop.lastFailure != null && failed > 0) {
             LOG.debugf("Last failure: %s", loop.lastFailure.toString());
         }
-        return new Measurement(h, ok, admitted, failed, elapsed, loop.lastFailure, cpu, redisCpu * 1e9, counted,
+        return new Measurement(h, ok, admitted, failed, elapsed, loop.lastFailure, cpu, jit, redisCpu * 1e9, counted,
                 tallied);
     }
 
@@ -196,10 +198,12 @@ final class ClosedLoop {
     /**
      * What one run measured: the latencies of the calls Redis decided, how many it decided and admitted, how
      * many failed, and what the counters counted (per connection, say) and the tallies counted (Redis commands,
-     * slices: {@link LimiterSuite.Tally}) over the measured period.
+     * slices: {@link LimiterSuite.Tally}) over the measured period. {@code jitCpuNanos}: the part of {@code jvmCpuNanos}
+     * the JIT compiler threads spent ({@link JitCpu}), -1 where it cannot be read.
      */
     record Measurement(Histogram histogram, long succeeded, long admitted, long failures, long elapsedNanos,
-            Throwable lastFailure, long jvmCpuNanos, double redisCpuNanos, long[] counted, long[] tallied) {
+            Throwable lastFailure, long jvmCpuNanos, long jitCpuNanos, double redisCpuNanos, long[] counted,
+            long[] tallied) {
 
         /** Calls answered by Redis, per second (failed and fallback calls excluded). */
         double decisionsPerSecond() {
@@ -209,6 +213,16 @@ final class ClosedLoop {
         /** CPU microseconds this process spent per decision Redis made; NaN when it made none. */
         double jvmCpuMicrosPerCall() {
             return perDecision(jvmCpuNanos);
+        }
+
+        /** CPU microseconds the JIT compiler threads spent per decision; NaN when not counted or none was made. */
+        double jitCpuMicrosPerCall() {
+            return jitCpuNanos < 0 ? Double.NaN : perDecision(jitCpuNanos);
+        }
+
+        /** {@link #jvmCpuMicrosPerCall()} without the JIT's part; NaN when that is not counted. */
+        double jvmCpuWithoutJitMicrosPerCall() {
+            return jitCpuNanos < 0 ? Double.NaN : perDecision(jvmCpuNanos - jitCpuNanos);
         }
 
         /** CPU microseconds Redis spent per decision it made; NaN when it made none. */

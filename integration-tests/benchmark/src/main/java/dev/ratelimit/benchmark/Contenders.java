@@ -27,6 +27,8 @@ import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
 import io.github.bucket4j.distributed.proxy.RemoteAsyncBucketBuilder;
+import io.github.bucket4j.distributed.proxy.optimization.DelayParameters;
+import io.github.bucket4j.distributed.proxy.optimization.Optimization;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
@@ -245,13 +247,71 @@ final class Contenders {
     }
 
     /**
-     * Bucket4j's Lettuce integration (compare-and-swap), asynchronous proxies, one per key, on one Lettuce
-     * connection (Lettuce multiplexes every caller on it). With {@code batching}, each proxy has
-     * {@code Optimizations.batching()}, Bucket4j's documented answer to contention: requests to one bucket
-     * made while an earlier one is in flight are combined into one compare-and-swap. Buckets are created on
-     * first use, so a {@code FLUSHALL} needs nothing done.
+     * How far Bucket4j's inexact modes may run ahead of Redis, chosen to match our {@code lease=auto}, which leases a
+     * key at most a tenth of its capacity for at most 100 ms: at most a tenth of the capacity ({@code RATE / 10} =
+     * 100,000 tokens) consumed in this process before it synchronizes with Redis, and at most 100 ms between two
+     * synchronizations. Bucket4j's {@code DelayParameters(maxUnsynchronizedTokens, maxTimeoutBetweenRequests)}.
      */
-    static Peer bucket4j(String redisUri, String[] identities, boolean batching) {
+    static final DelayParameters BUCKET4J_DELAY = new DelayParameters(RATE / 10, Duration.ofMillis(100));
+
+    /** Which of Bucket4j's optimizations a proxy is built with (see {@link #bucket4j}). */
+    enum Bucket4jMode {
+        /** None: every {@code tryConsume} is a compare-and-swap in Redis. */
+        EXACT("bucket4j", false),
+        /** {@code Optimizations.batching()}: calls on a bucket while one is in flight go as one compare-and-swap. */
+        BATCHING("bucket4j-batching", false),
+        /**
+         * {@code Optimizations.delaying(BUCKET4J_DELAY)}: calls are decided in this process on a local copy of the
+         * bucket and synchronized with Redis once {@link #BUCKET4J_DELAY}'s tokens or time are spent (batching on top);
+         * inexact: several processes may together overconsume by up to that much each.
+         */
+        DELAYING("bucket4j-delaying", true),
+        /**
+         * {@code Optimizations.predicting(BUCKET4J_DELAY)}: as {@link #DELAYING}, and between synchronizations it
+         * subtracts the consumption it predicts for the other processes from the samples of earlier synchronizations
+         * (Bucket4j's default prediction parameters for these delay parameters).
+         */
+        PREDICTING("bucket4j-predicting", true);
+
+        final String keyPrefix;
+        /**
+         * Whether a decision that completes after {@code tryConsume} returned reaches its caller on the common pool
+         * rather than on the thread that completed it. The inexact modes need it: they decide most calls at once, and
+         * complete the calls that waited for a batch from inside {@code AsyncBatchHelper.scheduleNextBatchAsync}; a
+         * closed-loop caller making its next call right there nests the next batch in that one, and so on without end.
+         * Measured (64 callers, hot key): the stack overflowed within a second, inside a {@code CompletableFuture}
+         * callback that swallowed the error, the bucket's batch lock was never freed, and no call completed again
+         * (with {@code -Xss32m} it went on). The common pool is where the closed loop continues a caller answered at
+         * once, ours leased included, so both pay the same hand-over.
+         */
+        final boolean handsOff;
+
+        Bucket4jMode(String keyPrefix, boolean handsOff) {
+            this.keyPrefix = keyPrefix;
+            this.handsOff = handsOff;
+        }
+
+        /** A new optimization for one proxy, or null for none. */
+        Optimization optimization() {
+            return switch (this) {
+                case EXACT -> null;
+                case BATCHING -> Optimizations.batching();
+                case DELAYING -> Optimizations.delaying(BUCKET4J_DELAY);
+                case PREDICTING -> Optimizations.predicting(BUCKET4J_DELAY);
+            };
+        }
+    }
+
+    /**
+     * Bucket4j's Lettuce integration (compare-and-swap), asynchronous proxies, one per key, on one Lettuce
+     * connection (Lettuce multiplexes every caller on it). With {@link Bucket4jMode#BATCHING}, each proxy has
+     * {@code Optimizations.batching()}, Bucket4j's documented answer to contention: requests to one bucket
+     * made while an earlier one is in flight are combined into one compare-and-swap. With
+     * {@link Bucket4jMode#DELAYING} and {@link Bucket4jMode#PREDICTING}, its inexact modes, the peers of our quota
+     * leasing. Each proxy gets its own optimization and is kept for the run, as Bucket4j asks of an optimized proxy
+     * (its state is the point). Buckets are created on first use, so a {@code FLUSHALL} needs nothing done.
+     */
+    static Peer bucket4j(String redisUri, String[] identities, Bucket4jMode mode) {
         RedisClient client = RedisClient.create(redisUri);
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         AsyncProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
@@ -262,27 +322,38 @@ final class Contenders {
                 .addLimit(limit -> limit.capacity(RATE).refillGreedy(RATE, Duration.ofSeconds(1)))
                 .build();
         AsyncBucketProxy[] buckets = new AsyncBucketProxy[identities.length];
-        String prefix = batching ? "bucket4j-batching:{" : "bucket4j:{";
+        String prefix = mode.keyPrefix + ":{";
         for (int i = 0; i < identities.length; i++) {
             RemoteAsyncBucketBuilder<byte[]> builder = proxies.builder();
-            if (batching) {
-                builder = builder.withOptimization(Optimizations.batching());
+            Optimization optimization = mode.optimization();
+            if (optimization != null) {
+                builder = builder.withOptimization(optimization);
             }
             buckets[i] = builder.build((prefix + identities[i] + "}").getBytes(StandardCharsets.UTF_8),
                     () -> java.util.concurrent.CompletableFuture.completedFuture(configuration));
         }
-        Operation op = (key, done) -> buckets[key].tryConsume(1).whenComplete((admitted, failure) -> {
-            if (failure == null) {
-                done.decided(admitted);
+        Operation op = (key, done) -> {
+            java.util.concurrent.CompletableFuture<Boolean> decision = buckets[key].tryConsume(1);
+            if (mode.handsOff && !decision.isDone()) {
+                decision.whenComplete((admitted, failure) -> java.util.concurrent.ForkJoinPool.commonPool()
+                        .execute(() -> report(done, admitted, failure)));
             } else {
-                done.failed(failure);
+                decision.whenComplete((admitted, failure) -> report(done, admitted, failure));
             }
-        });
+        };
         return new Peer(op, () -> {
         }, () -> {
             connection.close();
             client.shutdown();
         });
+    }
+
+    private static void report(Operation.Done done, Boolean admitted, Throwable failure) {
+        if (failure == null) {
+            done.decided(admitted);
+        } else {
+            done.failed(failure);
+        }
     }
 
     /** A peer, what it needs done after a {@code FLUSHALL}, and how to release its client. */

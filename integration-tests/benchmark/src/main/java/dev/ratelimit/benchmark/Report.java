@@ -116,11 +116,23 @@ final class Report {
         md.append("| Redis | ").append(env.redis()).append(" |\n");
         md.append("| Quarkus | ").append(env.quarkus()).append(" |\n");
         md.append(String.format(Locale.ROOT, "| load | closed loop, asynchronous callers, %.1f s warm-up + %.1f s measured per cell,"
-                + " each limiter-suite cell %d times |%n", settings.warmupMillis() / 1000.0, settings.durationMillis() / 1000.0,
-                settings.repetitions()));
+                + " each limiter-suite cell %d times%s |%n", settings.warmupMillis() / 1000.0, settings.durationMillis() / 1000.0,
+                settings.repetitions(), settings.warmupPass()
+                        ? "; before the first, a warm-up pass (`bench.warmup.pass`): every contender once per key set, with the"
+                                + " most callers, for the warm-up time, not measured"
+                        : "; no warm-up pass (`bench.warmup.pass=false`): the first cells measured ran while the JIT compiled"));
         md.append("| command | `").append(commandLine()).append("` |\n\n");
         if (!cells.isEmpty() || !cost.isEmpty() || !http.isEmpty()) {
-            md.append("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+            md.append("## Targets\n\n");
+            if (!cells.isEmpty()) {
+                md.append(String.format(Locale.ROOT, "A target on the limiter suite's rows of one key set and number of"
+                        + " callers is judged only where that cell group's A/A spread is at most %.2f: `%s`, `%s` and `%s`"
+                        + " run the same Lua function with the same values, so the spread of their paired ratios to the"
+                        + " floor (the highest median less the lowest) is the run's own noise; above it, the target reads"
+                        + " `not judged`. Counts (admissions, script calls per decision) are judged whatever the"
+                        + " spread.%n%n", AA_LIMIT, AA.get(0), AA.get(1), AA.get(2)));
+            }
+            md.append("| target | measured | met |\n|---|---|---|\n");
             for (String[] t : targets()) {
                 md.append("| ").append(t[0]).append(" | ").append(t[1]).append(" | ").append(t[2]).append(" |\n");
             }
@@ -130,30 +142,72 @@ final class Report {
             md.append("## Decisions per second and latency\n\n");
             md.append(String.format(Locale.ROOT, "Each cell measured %d times, the contenders of a key set and number of"
                     + " callers one after the other in rotated order, with `FLUSHALL` before each; every figure is the median"
-                    + " of the repetitions, with the range of decisions/s beside it. `vs floor`: decisions/s over those of `%s`"
-                    + " in the same cell. Failed calls are counted apart and left out of the latencies and the CPU figures."
+                    + " of the repetitions, with the range of decisions/s beside it. `vs floor, paired`: in each repetition,"
+                    + " the row's decisions/s over those of `%s` with the same key set and callers in that repetition (the"
+                    + " rotation runs both within seconds of each other, so the machine's drift moves both alike); the"
+                    + " median over the repetitions, with their range. `vs floor, medians`: the ratio of the two medians,"
+                    + " as reported before. Failed calls are counted apart and left out of the latencies and the CPU figures."
                     + " Admitted: the calls Redis decided and admitted, of those it decided (every contender is set up to"
                     + " admit them all; a cell where they differ is in bold).%n%n", settings.repetitions(), Floors.BATCH_GET_SET));
             md.append("CPU per decision: what this JVM (every thread: callers, clients, GC, JIT) and Redis (`INFO cpu`) spent"
                     + " over the measured period, divided by the decisions made; less noisy than decisions/s on a shared"
-                    + " machine, and it says which side a contender spends in.\n\n");
+                    + " machine, and it says which side a contender spends in. `JIT CPU`: the part of the JVM's spent by"
+                    + " its JIT compiler threads (`C1`/`C2 CompilerThread`, `utime + stime` of `/proc/self/task/<tid>/stat`"
+                    + ", counted in clock ticks of " + JitCpu.tickMillis() + " ms; n/a off Linux), and `JVM CPU without"
+                    + " JIT` the rest: a cell measured while C2 still compiles pays for it in the first, not in the"
+                    + " second.\n\n");
             md.append("Redis commands per decision: the commands Redis ran over the measured periods (`INFO commandstats`,"
                     + " every command but the `INFO` the suite sends, those run by scripts included), divided by the"
                     + " decisions made: the work, not the round trips; for ours, whose every call is one script call,"
                     + " the calls per decision are in the leasing table's last column.\n\n");
-            md.append("| key set | callers | contender | decisions/s | min–max | vs floor | p50 µs | p99 µs | p99.9 µs | failed"
-                    + " | admitted | JVM CPU µs/decision | Redis CPU µs/decision | Redis commands/decision |\n");
-            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            md.append("| key set | callers | contender | decisions/s | min–max | vs floor, paired | vs floor, medians | p50 µs | p99 µs | p99.9 µs | failed"
+                    + " | admitted | JVM CPU µs/decision | JIT CPU µs/decision | JVM CPU without JIT µs/decision"
+                    + " | Redis CPU µs/decision | Redis commands/decision |\n");
+            md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (LimiterSuite.Row r : cells) {
                 Optional<LimiterSuite.Row> floor = find(r.keySet(), r.concurrency(), Floors.BATCH_GET_SET);
-                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %s | %,.0f | %,.0f | %,.0f | %d | %s | %s | %s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %s | %s | %,.0f | %,.0f | %,.0f | %d | %s | %s | %s | %s | %s | %s |%n",
                         r.keySet(), r.concurrency(), r.contender(), r.decisionsPerSecond(), r.minDecisionsPerSecond(),
-                        r.maxDecisionsPerSecond(),
+                        r.maxDecisionsPerSecond(), floor.map(f -> Paired.of(r, f).percent()).orElse(""),
                         floor.map(f -> pct(r.decisionsPerSecond() / f.decisionsPerSecond())).orElse(""), r.p50(),
-                        r.p99(), r.p999(), r.failures(), admitted(r), micros(r.jvmCpuMicros()), micros(r.redisCpuMicros()),
+                        r.p99(), r.p999(), r.failures(), admitted(r), micros(r.jvmCpuMicros()),
+                        jitMicros(r.jitCpuMicros()), jitMicros(r.jvmCpuWithoutJitMicros()), micros(r.redisCpuMicros()),
                         perDecision(r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS))));
             }
             md.append('\n');
+            List<Aa> checks = keySets().stream().flatMap(k -> concurrencies().stream().map(n -> aa(k, n)))
+                    .flatMap(Optional::stream).toList();
+            if (!checks.isEmpty()) {
+                md.append("### A/A check\n\n");
+                md.append(String.format(Locale.ROOT, "`%s`, `%s` and `%s` run the same Lua function with the same values:"
+                        + " whatever sets their paired ratios to the floor apart is noise. Spread: the highest median less"
+                        + " the lowest; a cell group's targets are judged where it is at most %.2f.%n%n", AA.get(0),
+                        AA.get(1), AA.get(2), AA_LIMIT));
+                md.append("| key set | callers | " + String.join(" | ", AA) + " | spread | targets |\n");
+                md.append("|---|---:|---:|---:|---:|---:|---|\n");
+                for (Aa a : checks) {
+                    md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %.3f | %s |%n", a.keySet(),
+                            a.concurrency(), a.ratios().get(0).times(), a.ratios().get(1).times(), a.ratios().get(2).times(),
+                            a.spread(), a.judged() ? "judged" : "not judged"));
+                }
+                md.append('\n');
+            }
+            List<String[]> around = aroundTheBackend();
+            if (!around.isEmpty()) {
+                md.append("### The limiter around the backend\n\n");
+                md.append(String.format(Locale.ROOT, "`%s` decides through `RateLimiter.check`, `%s` calls the same backend"
+                        + " (script, executor, connections) without the limiter around it (timeout, circuit breaker, deny"
+                        + " cache, decision objects): the paired ratio, each repetition's decisions/s of the first over the"
+                        + " second's, is what that layer leaves of the backend's throughput; the JVM CPU per decision"
+                        + " (without the JIT's) is what it adds.%n%n", LimiterSuite.OURS + "token-bucket",
+                        LimiterSuite.BACKEND_ONLY));
+                md.append("| key set | callers | RateLimiter over backend only, paired | JVM CPU µs/decision without JIT,"
+                        + " RateLimiter | backend only |\n|---|---:|---:|---:|---:|\n");
+                for (String[] a : around) {
+                    md.append("| ").append(String.join(" | ", a)).append(" |\n");
+                }
+                md.append('\n');
+            }
             List<Leasing> leasing = leasing();
             if (!leasing.isEmpty()) {
                 md.append("### Quota leasing\n\n");
@@ -186,6 +240,69 @@ final class Report {
                             Double.isNaN(r.returnedShare()) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100 * r.returnedShare()),
                             perDecision(r.perDecision(LimiterSuite.Tally.REDIS_COMMANDS)),
                             perDecision(r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS))));
+                }
+                md.append('\n');
+            }
+            List<Cluster> clusters = clusters();
+            if (!clusters.isEmpty()) {
+                md.append("### Redis Cluster against one Redis\n\n");
+                md.append("`cluster: <algorithm> (3 primaries)`: the backend on an executor of the limiter's shape (its"
+                        + " `max-batch` and connections, the Quarkus client's options with the client type set to cluster),"
+                        + " called directly, on a Redis Cluster of three primaries and no replica started by the run on"
+                        + " this machine (the same redis-server binary and settings as the one Redis, the slots split in"
+                        + " three); `one redis: <algorithm>` the same backend built the same way on the one Redis: scripts"
+                        + " by `EVALSHA` on both (no function library: the extension loads none on a cluster), so the"
+                        + " only difference is cluster or not. On a cluster a run of the batch script holds the calls of"
+                        + " one slot: a burst on a hot key still goes as one run, calls on many keys mostly alone. Every"
+                        + " node is emptied (`FLUSHALL`) before every cell. Paired: each repetition's cluster decisions/s"
+                        + " over the one Redis' in that repetition, the median and the range. Decisions per script call:"
+                        + " the decisions over the `EVALSHA`/`EVAL`/`FCALL` calls `INFO commandstats` counted, summed"
+                        + " over every node of the cluster; Redis CPU summed over the nodes too.\n\n");
+                md.append("| key set | callers | algorithm | one Redis decisions/s | min–max | cluster decisions/s | min–max"
+                        + " | cluster over one Redis, paired | decisions per script call, one Redis | cluster"
+                        + " | Redis CPU µs/decision, one Redis | cluster | JVM CPU without JIT µs/decision, one Redis"
+                        + " | cluster |\n");
+                md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (Cluster k : clusters) {
+                    LimiterSuite.Row one = k.one();
+                    LimiterSuite.Row on = k.cluster();
+                    md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %,.0f–%,.0f | %,.0f | %,.0f–%,.0f | %s"
+                            + " | %s | %s | %s | %s | %s | %s |%n", on.keySet(), on.concurrency(), k.algorithm(),
+                            one.decisionsPerSecond(), one.minDecisionsPerSecond(), one.maxDecisionsPerSecond(),
+                            on.decisionsPerSecond(), on.minDecisionsPerSecond(), on.maxDecisionsPerSecond(),
+                            k.paired().times(), perDecision(decisionsPerScriptCall(one)),
+                            perDecision(decisionsPerScriptCall(on)), micros(one.redisCpuMicros()),
+                            micros(on.redisCpuMicros()), jitMicros(one.jvmCpuWithoutJitMicros()),
+                            jitMicros(on.jvmCpuWithoutJitMicros())));
+                }
+                md.append('\n');
+            }
+            List<String[]> inexact = leasingAgainstBucket4j();
+            if (!inexact.isEmpty()) {
+                md.append("### Quota leasing against Bucket4j's inexact modes\n\n");
+                md.append(String.format(Locale.ROOT, "`%s` and `%s`: Bucket4j's Lettuce integration with"
+                        + " `Optimizations.delaying(new DelayParameters(%,d, Duration.ofMillis(%d)))` and"
+                        + " `Optimizations.predicting(` the same `)` (its default prediction parameters), one optimized proxy"
+                        + " per key kept for the run: each decides in this process on a local copy of the bucket and"
+                        + " synchronizes with Redis after at most %,d tokens (a tenth of the capacity) or %d ms, as"
+                        + " `lease=auto` leases at most a tenth of the capacity for at most 100 ms; `predicting` also"
+                        + " subtracts what it predicts the other processes consume. Both may overconsume across"
+                        + " processes, as leasing may not. Set against `%s` (the same 1,000,000 per second token"
+                        + " bucket), paired repetition by repetition. Where a closed loop asks more than the policy"
+                        + " admits (the hot key), both meet the limit: Bucket4j then denies in the process, a decision"
+                        + " counted as such, where our deny cache answers, counted as failed; compare admitted/s"
+                        + " (decisions/s times the share admitted) there.%n%n", LimiterSuite.BUCKET4J_DELAYING,
+                        LimiterSuite.BUCKET4J_PREDICTING, Contenders.BUCKET4J_DELAY.maxUnsynchronizedTokens,
+                        Contenders.BUCKET4J_DELAY.maxUnsynchronizedTimeoutNanos / 1_000_000,
+                        Contenders.BUCKET4J_DELAY.maxUnsynchronizedTokens,
+                        Contenders.BUCKET4J_DELAY.maxUnsynchronizedTimeoutNanos / 1_000_000,
+                        LimiterSuite.OURS + "token-bucket" + LimiterSuite.LEASED));
+                md.append("| key set | callers | peer | peer decisions/s | peer admitted | peer admitted/s"
+                        + " | peer Redis commands/decision | ours leased decisions/s | ours leased admitted/s"
+                        + " | ours leased failed | ours leased over the peer, paired |\n");
+                md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                for (String[] a : inexact) {
+                    md.append("| ").append(String.join(" | ", a)).append(" |\n");
                 }
                 md.append('\n');
             }
@@ -290,7 +407,7 @@ final class Report {
                         r.keySet(), l.plain().contender()),
                         String.format(Locale.ROOT, "%.2f× (pairs %.2f–%.2f; %,.0f vs %,.0f/s)", l.ratio(), l.ratioMin(),
                                 l.ratioMax(), r.decisionsPerSecond(), l.plain().decisionsPerSecond()),
-                        mark(l.ratio() >= 3) });
+                        judged(r.keySet(), c, l.ratio() >= 3) });
             } else if (l.plain() != null && !l.ratios().isEmpty()) {
                 // a few hot keys and a long tail: leasing pays on the hot ones; uniform keys: it must not cost
                 boolean zipf = r.keySet().startsWith("Zipf");
@@ -299,7 +416,7 @@ final class Report {
                         r.keySet(), zipf ? "≥ 1.5×" : "not slower than", l.plain().contender()),
                         String.format(Locale.ROOT, "%.2f× (pairs %.2f–%.2f; %,.0f vs %,.0f/s)", l.ratio(), l.ratioMin(),
                                 l.ratioMax(), r.decisionsPerSecond(), l.plain().decisionsPerSecond()),
-                        mark(l.ratio() >= target) });
+                        judged(r.keySet(), c, l.ratio() >= target) });
             }
             double calls = r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS);
             out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≤ 0.01 Redis calls per decision",
@@ -309,6 +426,13 @@ final class Report {
                     r.keys() == 1 ? mark(calls <= 0.01) : "(target set for the hot key)" });
         }
         for (String keySet : keySets) {
+            aa(keySet, c).ifPresent(a -> out.add(new String[] {
+                    String.format(Locale.ROOT, "A/A, %d callers, %s: the paired ratios to %s of %s spread ≤ %.2f", c,
+                            keySet, Floors.BATCH_GET_SET, String.join(", ", AA), AA_LIMIT),
+                    String.format(Locale.ROOT, "%.3f (%s)", a.spread(), a.medians()),
+                    a.judged() ? "yes: this group's targets are judged" : "**no**: this group's targets are not judged" }));
+        }
+        for (String keySet : keySets) {
             Optional<LimiterSuite.Row> floor = find(keySet, c, Floors.BATCH_GET_SET);
             if (floor.isEmpty()) {
                 continue;
@@ -316,13 +440,16 @@ final class Report {
             double worstP99 = 0;
             String worstP99Name = "";
             for (LimiterSuite.Row r : ours(keySet, c)) {
-                double ratio = r.decisionsPerSecond() / floor.get().decisionsPerSecond();
+                // judged on the pairs of one repetition each, not on the ratio of two medians that may come from
+                // different repetitions (the medians stay beside it)
+                Paired paired = Paired.of(r, floor.get());
                 double target = r.contender().equals(LimiterSuite.OURS + "sliding-window-log") ? 0.6 : 0.9;
-                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≥ %.1f× %s", r.contender(), c, keySet,
-                        target, Floors.BATCH_GET_SET),
-                        String.format(Locale.ROOT, "%.2f× (%,.0f vs %,.0f/s)", ratio, r.decisionsPerSecond(),
-                                floor.get().decisionsPerSecond()),
-                        mark(ratio >= target) });
+                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≥ %.1f× %s (paired)", r.contender(), c,
+                        keySet, target, Floors.BATCH_GET_SET),
+                        String.format(Locale.ROOT, "%s (medians %,.0f vs %,.0f/s: %.2f×)", paired.times(),
+                                r.decisionsPerSecond(), floor.get().decisionsPerSecond(),
+                                r.decisionsPerSecond() / floor.get().decisionsPerSecond()),
+                        judged(keySet, c, paired.median() >= target) });
                 double p = r.p99() / floor.get().p99();
                 if (p > worstP99) {
                     worstP99 = p;
@@ -334,7 +461,7 @@ final class Report {
             }
             out.add(new String[] { "RateLimiter, " + c + " callers, " + keySet + ": p99 ≤ 1.5× " + Floors.BATCH_GET_SET + "'s",
                     String.format(Locale.ROOT, "highest %.2f× (%s; floor %,.0f µs)", worstP99, worstP99Name, floor.get().p99()),
-                    mark(worstP99 <= 1.5) });
+                    judged(keySet, c, worstP99 <= 1.5) });
         }
         for (int k = 0; k < keySets.size(); k++) {
             String keySet = keySets.get(k);
@@ -353,15 +480,40 @@ final class Report {
                             String.format(Locale.ROOT, "%.1f× (slowest of ours: %s %,.0f/s; best peer: %s %,.0f/s)", ratio,
                                     slowest.get().contender(), slowest.get().decisionsPerSecond(), best.get().contender(),
                                     best.get().decisionsPerSecond()),
-                            mark(ratio >= target) });
+                            judged(keySet, c, ratio >= target) });
                 }
+            }
+        }
+        for (Cluster k : clusters()) {
+            LimiterSuite.Row on = k.cluster();
+            LimiterSuite.Row one = k.one();
+            if (on.concurrency() != c) {
+                continue;
+            }
+            String medians = String.format(Locale.ROOT, "%,.0f vs %,.0f/s", on.decisionsPerSecond(),
+                    one.decisionsPerSecond());
+            if (on.keys() == 1) {
+                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: ≥ 0.8× %s (paired)",
+                        on.contender(), c, on.keySet(), one.contender()),
+                        k.paired().times() + " (medians " + medians + ")",
+                        judged(on.keySet(), c, k.paired().median() >= 0.8) });
+            } else if (on.keys() == settings.keys() && !on.keySet().startsWith("Zipf")) {
+                // within the spread of one Redis: not below its slowest repetition
+                out.add(new String[] { String.format(Locale.ROOT, "%s, %d callers, %s: within the spread of %s",
+                        on.contender(), c, on.keySet(), one.contender()),
+                        String.format(Locale.ROOT, "median %,.0f/s against %,.0f–%,.0f/s; paired %s",
+                                on.decisionsPerSecond(), one.minDecisionsPerSecond(), one.maxDecisionsPerSecond(),
+                                k.paired().times()),
+                        judged(on.keySet(), c, on.decisionsPerSecond() >= one.minDecisionsPerSecond()) });
             }
         }
         if (!keySets.isEmpty()) {
             List<String> below = new ArrayList<>();
             for (LimiterSuite.Row r : cells) {
                 if (r.contender().startsWith(LimiterSuite.OURS)) {
-                    for (String peer : List.of(LimiterSuite.REDISSON, LimiterSuite.BUCKET4J, LimiterSuite.BUCKET4J_BATCHING)) {
+                    // Bucket4j's inexact modes have a table of their own: deciding in the process, they deny there
+                    // once at the policy's limit, where our leased rows' deny cache answers (counted as failed)
+                    for (String peer : LimiterSuite.EXACT_PEERS) {
                         // below only where the ranges do not overlap: the peer's slowest repetition beat our fastest
                         find(r.keySet(), r.concurrency(), peer).filter(p -> p.minDecisionsPerSecond() > r.maxDecisionsPerSecond())
                                 .ifPresent(p -> below.add(r.contender() + " < " + peer + " (" + r.keySet() + ", "
@@ -372,13 +524,23 @@ final class Report {
             out.add(new String[] { "never below a peer where their min–max ranges do not overlap",
                     below.isEmpty() ? "no cell below" : String.join("; ", below), mark(below.isEmpty()) });
             List<String> denied = new ArrayList<>();
+            boolean inexactOnHot = false;
             for (LimiterSuite.Row r : cells) {
+                if (r.keys() == 1 && LimiterSuite.INEXACT_PEERS.contains(r.contender())) {
+                    // deciding in the process, they ask the hot key more than the policy's 1,000,000 a second and
+                    // deny there, as our leased rows do (whose denials, from the deny cache, count as failed)
+                    inexactOnHot = true;
+                    continue;
+                }
                 if (!r.allAdmitted()) {
                     denied.add(String.format(Locale.ROOT, "%s (%s, %d): %d of %d", r.contender(), r.keySet(), r.concurrency(),
                             r.admitted(), r.decided()));
                 }
             }
-            out.add(new String[] { "every decision an admission (admitted = decided, every cell)",
+            out.add(new String[] { "every decision an admission (admitted = decided, every cell" + (inexactOnHot
+                    ? "; Bucket4j's inexact modes on the hot key apart: they meet the policy's limit there, their admitted"
+                            + " share is in their table)"
+                    : ")"),
                     denied.isEmpty() ? "all admitted" : String.join("; ", denied), mark(denied.isEmpty()) });
         }
         if (!cost.isEmpty()) {
@@ -524,6 +686,136 @@ final class Report {
         }
     }
 
+    /**
+     * Per cell group and inexact Bucket4j row ({@link LimiterSuite#INEXACT_PEERS}), the peer's figures and
+     * {@code ours: token-bucket leased}'s decisions/s over the peer's, paired (empty where ours did not run).
+     */
+    private List<String[]> leasingAgainstBucket4j() {
+        List<String[]> out = new ArrayList<>();
+        for (LimiterSuite.Row peer : cells) {
+            if (!LimiterSuite.INEXACT_PEERS.contains(peer.contender())) {
+                continue;
+            }
+            Optional<LimiterSuite.Row> ours = find(peer.keySet(), peer.concurrency(),
+                    LimiterSuite.OURS + "token-bucket" + LimiterSuite.LEASED);
+            out.add(new String[] { peer.keySet(), Integer.toString(peer.concurrency()), peer.contender(),
+                    String.format(Locale.ROOT, "%,.0f", peer.decisionsPerSecond()), admitted(peer),
+                    String.format(Locale.ROOT, "%,.0f", admittedPerSecond(peer)),
+                    perDecision(peer.perDecision(LimiterSuite.Tally.REDIS_COMMANDS)),
+                    ours.map(o -> String.format(Locale.ROOT, "%,.0f", o.decisionsPerSecond())).orElse("n/a"),
+                    ours.map(o -> String.format(Locale.ROOT, "%,.0f", admittedPerSecond(o))).orElse("n/a"),
+                    ours.map(o -> String.format(Locale.ROOT, "%,d", o.failures())).orElse("n/a"),
+                    ours.map(o -> Paired.of(o, peer).times()).orElse("n/a") });
+        }
+        return out;
+    }
+
+    /** A cluster row, its one-Redis row (same key set and callers) and their paired ratio. */
+    record Cluster(String algorithm, LimiterSuite.Row cluster, LimiterSuite.Row one, Paired paired) {
+    }
+
+    /** Every cluster row whose one-Redis row ran too, in the order of the cells. */
+    private List<Cluster> clusters() {
+        List<Cluster> out = new ArrayList<>();
+        for (LimiterSuite.Row r : cells) {
+            String oneName = LimiterSuite.oneRedisOf(r.contender());
+            if (oneName == null) {
+                continue;
+            }
+            find(r.keySet(), r.concurrency(), oneName).ifPresent(one -> out.add(new Cluster(
+                    oneName.substring(LimiterSuite.ONE_REDIS.length()), r, one, Paired.of(r, one))));
+        }
+        return out;
+    }
+
+    /** Decisions per script call ({@code EVALSHA}, {@code EVAL}, {@code FCALL}); NaN when none was counted. */
+    private static double decisionsPerScriptCall(LimiterSuite.Row r) {
+        double calls = r.perDecision(LimiterSuite.Tally.SCRIPT_CALLS);
+        return calls > 0 ? 1 / calls : Double.NaN;
+    }
+
+    /** The median decisions/s times the share of the decisions admitted over all repetitions. */
+    private static double admittedPerSecond(LimiterSuite.Row r) {
+        return r.decided() == 0 ? 0 : r.decisionsPerSecond() * r.admitted() / r.decided();
+    }
+
+    /**
+     * Per cell group where both ran, {@code ours: token-bucket} against the backend alone ({@value
+     * LimiterSuite#BACKEND_ONLY}): the key set, the callers, their paired ratio, and the JVM CPU per decision without the
+     * JIT's of each.
+     */
+    private List<String[]> aroundTheBackend() {
+        List<String[]> out = new ArrayList<>();
+        for (LimiterSuite.Row backend : cells) {
+            if (!backend.contender().equals(LimiterSuite.BACKEND_ONLY)) {
+                continue;
+            }
+            find(backend.keySet(), backend.concurrency(), LimiterSuite.OURS + "token-bucket").ifPresent(ours -> out.add(
+                    new String[] { backend.keySet(), Integer.toString(backend.concurrency()),
+                            Paired.of(ours, backend).times(), jitMicros(ours.jvmCpuWithoutJitMicros()),
+                            jitMicros(backend.jvmCpuWithoutJitMicros()) }));
+        }
+        return out;
+    }
+
+    /**
+     * The A/A rows: three of ours that run the same Lua function on the same values (the token bucket, the leaky
+     * bucket and GCRA share one decision in Redis), so that what sets their ratios to the floor apart is the run's
+     * noise, measured in the run itself.
+     */
+    static final List<String> AA = List.of(LimiterSuite.OURS + "token-bucket", LimiterSuite.OURS + "leaky-bucket",
+            LimiterSuite.OURS + "gcra");
+    /** The largest A/A spread at which a target is judged: below it, a few percent are the run's to tell. */
+    static final double AA_LIMIT = 0.03;
+
+    /**
+     * The A/A check of one cell group: the {@link #AA} rows' paired ratios to the floor, in {@link #AA}'s order, and
+     * their spread, the highest median less the lowest.
+     */
+    record Aa(String keySet, int concurrency, List<Paired> ratios) {
+        double spread() {
+            double max = ratios.stream().mapToDouble(Paired::median).max().orElse(Double.NaN);
+            double min = ratios.stream().mapToDouble(Paired::median).min().orElse(Double.NaN);
+            return max - min;
+        }
+
+        boolean judged() {
+            return spread() <= AA_LIMIT;
+        }
+
+        /** {@code 0.84, 0.81, 0.83}: the medians in {@link #AA}'s order. */
+        String medians() {
+            return String.join(", ", ratios.stream().map(p -> String.format(Locale.ROOT, "%.2f", p.median())).toList());
+        }
+    }
+
+    /** The A/A check of a cell group, when the floor and all three {@link #AA} rows ran in it. */
+    private Optional<Aa> aa(String keySet, int concurrency) {
+        Optional<LimiterSuite.Row> floor = find(keySet, concurrency, Floors.BATCH_GET_SET);
+        List<Paired> ratios = new ArrayList<>();
+        for (String name : AA) {
+            Optional<LimiterSuite.Row> r = find(keySet, concurrency, name);
+            if (floor.isEmpty() || r.isEmpty()) {
+                return Optional.empty();
+            }
+            ratios.add(Paired.of(r.get(), floor.get()));
+        }
+        return Optional.of(new Aa(keySet, concurrency, ratios));
+    }
+
+    /**
+     * The verdict on a target of a cell group: met or not where its A/A spread allows judging, {@code not judged} with
+     * the spread where it is too wide, and met or not with a note where the group had no A/A check.
+     */
+    private String judged(String keySet, int concurrency, boolean met) {
+        Optional<Aa> a = aa(keySet, concurrency);
+        if (a.isEmpty()) {
+            return mark(met) + " (no A/A check)";
+        }
+        return a.get().judged() ? mark(met)
+                : String.format(Locale.ROOT, "not judged: A/A spread %.2f", a.get().spread());
+    }
+
     /** The Redis cost rows that have an anchor (all but the floor's). */
     private List<RedisCost.Row> anchored() {
         return cost.stream().filter(r -> !RedisCost.FLOOR.equals(r.algorithm())).toList();
@@ -557,6 +849,47 @@ final class Report {
         }
     }
 
+    /**
+     * One row's decisions/s over another's, repetition by repetition. The contenders of a cell group (one key set, one
+     * number of callers) all run in every repetition, one after the other in rotated order, so the two of a pair met
+     * the same machine within seconds: the machine's drift, tens of percent from one minute to the next on a shared
+     * host, moves both alike, where a ratio of two medians may set one repetition against another.
+     */
+    record Paired(List<Double> ratios) {
+
+        /** {@code row}'s decisions/s over {@code base}'s in each repetition both ran. */
+        static Paired of(LimiterSuite.Row row, LimiterSuite.Row base) {
+            List<Double> ratios = new ArrayList<>();
+            for (int i = 0; i < Math.min(row.rates().size(), base.rates().size()); i++) {
+                ratios.add(row.rates().get(i) / base.rates().get(i));
+            }
+            return new Paired(ratios);
+        }
+
+        double median() {
+            return LimiterSuite.Row.median(ratios);
+        }
+
+        double min() {
+            return ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        }
+
+        double max() {
+            return ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        }
+
+        /** {@code 0.84× (0.80–0.88)}: the median and the range. */
+        String times() {
+            return ratios.isEmpty() ? "n/a" : String.format(Locale.ROOT, "%.2f× (%.2f–%.2f)", median(), min(), max());
+        }
+
+        /** {@code 84% (80–88%)}: the median and the range. */
+        String percent() {
+            return ratios.isEmpty() ? "n/a" : String.format(Locale.ROOT, "%.0f%% (%.0f–%.0f%%)", 100 * median(),
+                    100 * min(), 100 * max());
+        }
+    }
+
     private List<Leasing> leasing() {
         List<Leasing> out = new ArrayList<>();
         for (LimiterSuite.Row r : cells) {
@@ -565,13 +898,7 @@ final class Report {
             }
             String plainName = LimiterSuite.plainOf(r.contender());
             LimiterSuite.Row plain = plainName == null ? null : find(r.keySet(), r.concurrency(), plainName).orElse(null);
-            List<Double> ratios = new ArrayList<>();
-            if (plain != null) {
-                for (int i = 0; i < Math.min(r.rates().size(), plain.rates().size()); i++) {
-                    ratios.add(r.rates().get(i) / plain.rates().get(i));
-                }
-            }
-            out.add(new Leasing(r, plain, ratios));
+            out.add(new Leasing(r, plain, plain == null ? List.of() : Paired.of(r, plain).ratios()));
         }
         return out;
     }
@@ -589,6 +916,10 @@ final class Report {
         return cells.stream().map(LimiterSuite.Row::contender).distinct().toList();
     }
 
+    private List<Integer> concurrencies() {
+        return cells.stream().map(LimiterSuite.Row::concurrency).distinct().toList();
+    }
+
     private int maxConcurrency() {
         return cells.stream().mapToInt(LimiterSuite.Row::concurrency).max().orElse(0);
     }
@@ -599,7 +930,11 @@ final class Report {
      * over the measured periods), and the calls each connection carried when counted ({@code 120/118}, else empty);
      * then the decisions/s of each repetition in the order they ran ({@code /}-separated), Redis commands and script
      * calls per decision (every row), and for leased rows the slices per decision, the share of decisions made from a
-     * slice, the mean units per slice and the share of leased units given back (empty for other rows).
+     * slice, the mean units per slice and the share of leased units given back (empty for other rows); then the JIT
+     * compiler threads' CPU per decision and the JVM's without it (empty off Linux), and the row's decisions/s over
+     * the floor's ({@link Floors#BATCH_GET_SET}, same key set and callers) repetition by repetition: the median and the
+     * range of those pairs (empty without the floor); then decisions per script call, and for the cluster rows their
+     * decisions/s over their one-Redis row's, paired (median, min, max; empty for the other rows).
      * CPU is per decision; {@code NaN} when no call was decided.
      */
     private String csv() {
@@ -607,7 +942,9 @@ final class Report {
                 "key_set,callers,contender,decisions_per_s,p50_us,p99_us,p999_us,failed,jvm_cpu_us_per_call,redis_cpu_us_per_call,"
                         + "decisions_per_s_min,decisions_per_s_max,repetitions,decided,admitted,calls_per_connection,"
                         + "decisions_per_s_runs,redis_commands_per_decision,script_calls_per_decision,slices_per_decision,"
-                        + "from_slice_share,units_per_slice,returned_share\n");
+                        + "from_slice_share,units_per_slice,returned_share,jit_cpu_us_per_call,jvm_cpu_us_per_call_without_jit,"
+                        + "vs_floor_paired,vs_floor_paired_min,vs_floor_paired_max,decisions_per_script_call,"
+                        + "vs_one_redis_paired,vs_one_redis_paired_min,vs_one_redis_paired_max\n");
         for (LimiterSuite.Row r : cells) {
             // contender names may hold commas: quoted, as CSV has it
             out.append(String.format(Locale.ROOT, "%s,%d,\"%s\",%.1f,%.0f,%.0f,%.0f,%d,%.2f,%.2f,%.1f,%.1f,%d,%d,%d,%s",
@@ -625,9 +962,25 @@ final class Report {
             } else {
                 out.append(",,,,");
             }
+            out.append(String.format(Locale.ROOT, ",%s,%s", csvNumber(r.jitCpuMicros(), "%.3f"),
+                    csvNumber(r.jvmCpuWithoutJitMicros(), "%.2f")));
+            Paired vsFloor = find(r.keySet(), r.concurrency(), Floors.BATCH_GET_SET).map(f -> Paired.of(r, f))
+                    .orElse(new Paired(List.of()));
+            out.append(String.format(Locale.ROOT, ",%s,%s,%s", csvNumber(vsFloor.median(), "%.4f"),
+                    csvNumber(vsFloor.min(), "%.4f"), csvNumber(vsFloor.max(), "%.4f")));
+            String oneName = LimiterSuite.oneRedisOf(r.contender());
+            Paired vsOne = oneName == null ? new Paired(List.of())
+                    : find(r.keySet(), r.concurrency(), oneName).map(o -> Paired.of(r, o)).orElse(new Paired(List.of()));
+            out.append(String.format(Locale.ROOT, ",%s,%s,%s,%s", csvNumber(decisionsPerScriptCall(r), "%.3f"),
+                    csvNumber(vsOne.median(), "%.4f"), csvNumber(vsOne.min(), "%.4f"), csvNumber(vsOne.max(), "%.4f")));
             out.append(System.lineSeparator());
         }
         return out.toString();
+    }
+
+    /** A number for the CSV; empty when not measured (NaN). */
+    private static String csvNumber(double value, String format) {
+        return Double.isNaN(value) ? "" : String.format(Locale.ROOT, format, value);
     }
 
     /** Admitted of decided; in bold where they differ. */
@@ -646,6 +999,11 @@ final class Report {
         }
         // small: two significant digits, written out (0.0000066, not 6.6e-06)
         return new java.math.BigDecimal(value).round(new java.math.MathContext(2)).toPlainString();
+    }
+
+    /** A figure of the JIT's CPU, finer than the others (a tick is 10 ms); n/a when not counted (off Linux). */
+    private static String jitMicros(double value) {
+        return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.2f", value);
     }
 
     /** A CPU figure; n/a when nothing was decided. */

@@ -30,9 +30,13 @@ import java.util.TreeSet;
  * @param redisUrl an external Redis to use instead of starting the embedded one ({@code bench.redis.url})
  * @param httpLayout where the HTTP suite expects Redis, this JVM and wrk: {@code shared} (on any core) or
  *        {@code pinned} (Redis on cores of its own; see {@code run-http.sh}) ({@code bench.http.layout})
+ * @param warmupPass whether the limiter suite first runs every selected contender once for {@code warmupMillis} on
+ *        each key set, unmeasured, so that the first measured repetition is not the JIT's ({@code bench.warmup.pass},
+ *        {@code true} by default)
  */
 record Settings(long warmupMillis, long durationMillis, List<Integer> concurrency, int repetitions, int keys,
-        List<String> keySets, int zipfKeys, double zipfExponent, Set<String> suites, Set<String> contenders, int httpConnections, Path output, String redisUrl, String httpLayout) {
+        List<String> keySets, int zipfKeys, double zipfExponent, Set<String> suites, Set<String> contenders, int httpConnections, Path output, String redisUrl, String httpLayout,
+        boolean warmupPass) {
 
     static Settings fromSystemProperties() {
         return new Settings(
@@ -50,7 +54,8 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
                 Integer.parseInt(System.getProperty("bench.http.connections", "64")),
                 Paths.get(System.getProperty("bench.output", "target/benchmark")).toAbsolutePath().normalize(),
                 System.getProperty("bench.redis.url", ""),
-                System.getProperty("bench.http.layout", HttpBench.Layout.SHARED));
+                System.getProperty("bench.http.layout", HttpBench.Layout.SHARED),
+                Boolean.parseBoolean(System.getProperty("bench.warmup.pass", "true").trim()));
     }
 
     boolean runs(String suite) {
@@ -59,11 +64,13 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
 
     /**
      * Whether a limiter-suite row runs: all do unless {@code bench.contenders} names some (by prefix);
-     * {@code experiment:} rows only when named.
+     * {@code experiment:} rows and the cluster comparison ({@code cluster:}, {@code one redis:}: a Redis Cluster of
+     * three more redis-server processes on the machine, four more rows in every cell group) only when named.
      */
     boolean measures(String contender) {
         if (contenders.isEmpty()) {
-            return !contender.startsWith("experiment:");
+            return !contender.startsWith("experiment:") && !contender.startsWith(LimiterSuite.CLUSTER)
+                    && !contender.startsWith(LimiterSuite.ONE_REDIS);
         }
         return contenders.stream().anyMatch(contender::startsWith);
     }
