@@ -63,11 +63,13 @@ class WaitAcrossInstancesProcessIT extends TwoInstances {
             long at = doneAfterMs[i];
             int n = i;
             assertTrue(at >= earliest, () -> "call " + n + " done at " + at + " ms, before its turn: " + times);
-            if (i == 10) {
-                continue; // the first waiter: its turn may come as soon as the last call of the burst's reply
+            if (i < 12) {
+                continue; // the first waiters: their turns may come as soon as the burst's last replies
             }
-            long before = doneAfterMs[i - 1];
-            assertTrue(at > before, () -> "call " + n + " done at " + at + " ms, not after call " + (n - 1) + " ("
+            // served in the order they reached Redis, which the client sees only through two instances' dispatch:
+            // two calls sent 20 ms apart may swap there, none sent 40 ms or more apart (each turn is 100 ms)
+            long before = doneAfterMs[i - 2];
+            assertTrue(at > before, () -> "call " + n + " done at " + at + " ms, not after call " + (n - 2) + " ("
                     + before + " ms): served out of order: " + times);
         }
     }
