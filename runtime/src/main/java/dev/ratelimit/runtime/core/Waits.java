@@ -57,16 +57,21 @@ final class Waits {
     }
 
     /**
-     * Whether a call of {@code ps} takes turns: each of its bucket policies waits (a policy without {@code max-wait}
-     * must not make the call wait for its own turn).
+     * Whether a call of {@code ps} takes turns: it has a bucket policy, and each of its bucket policies waits (a policy
+     * without {@code max-wait} must not make the call wait for its own turn). A call of window policies alone decides
+     * as any call does (the deny cache, compact batch runs) and waits by deciding again.
      */
     static boolean takesTurns(Policy[] ps) {
+        boolean buckets = false;
         for (Policy p : ps) {
-            if (p.algorithm().usesBurst() && !p.waits()) {
-                return false;
+            if (p.algorithm().usesBurst()) {
+                if (!p.waits()) {
+                    return false;
+                }
+                buckets = true;
             }
         }
-        return true;
+        return buckets;
     }
 
     /** One attempt; {@code again}: not the first, the call has waited. */
