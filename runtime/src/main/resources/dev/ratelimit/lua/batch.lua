@@ -11,6 +11,11 @@
 -- of five is about 0.3 us less per decision. An entry is one call, or several identical consecutive
 -- calls sent once (see decide_same); ARGV[1] and the keys then count entries, and after the values
 -- come pairs (entry, number of calls) for the entries standing for more than one.
+-- On a Redis Cluster a run holds the calls of one node, whose keys may be of several slots: it then names one
+-- key (KEYS[1], which routes it to its node), and its arguments start with '@' followed by the number n of its
+-- keys, then those n keys, then the arguments above. Redis lets a script touch keys it did not name when they
+-- are of this node (a script loaded by EVAL or SCRIPT LOAD without flags, as the extension sends on a cluster);
+-- a call whose key is not, after a resharding, fails alone and the client sends it again on its own.
 -- Reply: one flat array, per call in order the 1 + 4n integers decide writes for its n policies (2n more
 -- when one of them has overrides; per entry of several calls, the form decide_same describes); a call that
 -- failed has an error in its first place and zeros after it. A compact run names no policy with overrides.
@@ -97,9 +102,18 @@ end
 
 local function main()
   begin_run()
+  -- where the run's arguments start: after the keys of a run across cluster slots (see above)
+  local b = 0
+  if sub(ARGV[1], 1, 1) == '@' then
+    local keys = {}
+    b = tonumber(sub(ARGV[1], 2))
+    for i = 1, b do keys[i] = ARGV[1 + i] end
+    KEYS = keys
+    b = b + 1
+  end
   local policies = {}
-  local a = 2
-  for i = 1, tonumber(ARGV[2]) do
+  local a = b + 2
+  for i = 1, tonumber(ARGV[b + 2]) do
     policies[i] = { ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), ARGV[a + 5],
       overrides(ARGV[a + 5]) }
     a = a + 5
@@ -107,7 +121,7 @@ local function main()
   out = {}
   local o = 0
   local k = 0
-  local calls = tonumber(ARGV[1])
+  local calls = tonumber(ARGV[b + 1])
 
   local compact = ARGV[a + 1]
   if sub(compact, 1, 1) == 'S' then

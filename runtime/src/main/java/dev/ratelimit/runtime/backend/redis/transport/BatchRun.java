@@ -29,6 +29,11 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
     boolean evalSent;
     /** Whether it was last sent as a call of the function library. */
     boolean functionSent;
+    /**
+     * On a cluster, whether its calls are of several slots (of one node): it then names its first key alone, to be
+     * routed by it, and passes every key after {@code @<number of keys>} (see {@code batch.lua}).
+     */
+    final boolean acrossSlots;
 
     BatchRun(ScriptChannel channel, PendingCall<?>[] calls) {
         this.channel = channel;
@@ -39,6 +44,11 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             tags[i] = calls[i].call.tag;
             args[i] = calls[i].call.args;
         }
+        boolean across = false;
+        for (int i = 1; i < calls.length && !across; i++) {
+            across = calls[i].slot != calls[0].slot;
+        }
+        this.acrossSlots = across;
     }
 
     /**
@@ -73,7 +83,12 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             keyCounts[e] = calls[i].call.keys.length;
             keyCount += keyCounts[e];
         }
-        Request r = Request.cmd(command).arg(scriptOrSha).arg(keyCount);
+        Request r = Request.cmd(command).arg(scriptOrSha);
+        if (acrossSlots) {
+            r.arg(1).arg(calls[0].call.keys[0]).arg("@" + keyCount);
+        } else {
+            r.arg(keyCount);
+        }
         for (int e = 0, i = 0; e < entries; i += repeats == null ? 1 : repeats[e], e++) {
             for (String k : calls[i].call.keys) {
                 r.arg(k);
@@ -166,8 +181,11 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             } else {
                 Response first = replies.get(at);
                 if (first != null && first.type() == ResponseType.ERROR) {
-                    // this call failed in Redis, alone: as it would outside a batch
-                    calls[i].fail(error(first));
+                    // this call failed in Redis, alone: as it would outside a batch, unless it only reached the wrong
+                    // node
+                    if (!sentAgainAlone(i, 1, first)) {
+                        calls[i].fail(error(first));
+                    }
                 } else {
                     calls[i].succeed(new ReplySlice(replies, at, width, calls.length));
                 }
@@ -192,6 +210,9 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
                 throw shortReply(replies, at, 1, n);
             }
             if (first.type() == ResponseType.ERROR) {
+                if (sentAgainAlone(i, n, first)) {
+                    return at + 1;
+                }
                 // the entry failed in Redis: each of its calls would have, alone
                 Throwable error = error(first);
                 for (int j = 0; j < n; j++) {
@@ -218,6 +239,26 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             }
         }
         return at + width;
+    }
+
+    /**
+     * Whether the {@code n} calls from {@code i} failed only because this run reached a node that does not serve
+     * their slot (a run across slots after a resharding or failover, see {@link ClusterSlots}): Redis refused their
+     * first key before they touched anything, so each goes again on its own, routed by the cluster client, and the
+     * slot map is read again.
+     */
+    private boolean sentAgainAlone(int i, int n, Response error) {
+        ClusterSlots slots = channel.owner.slots;
+        if (slots == null || !acrossSlots || !String.valueOf(error).contains("non local key")) {
+            return false;
+        }
+        slots.refresh();
+        for (int j = i; j < i + n; j++) {
+            if (calls[j].done == 0) {
+                channel.sendAlone(calls[j]);
+            }
+        }
+        return true;
     }
 
     private IllegalStateException shortReply(Response replies, int at, int width, int n) {

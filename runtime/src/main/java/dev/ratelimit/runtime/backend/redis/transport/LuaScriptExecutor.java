@@ -74,10 +74,10 @@ public class LuaScriptExecutor implements Commands {
     /** Most calls in one run, however many of them stand as one entry: {@link #RUN_CALLS_PER_ENTRY} per entry. */
     final int maxRunCalls;
     /**
-     * Whether a run may only hold calls of one cluster slot (a Redis Cluster): consecutive calls whose keys share a
-     * hash tag, such as a burst on a hot key, go as one run; a call of another slot starts the next run.
+     * On a Redis Cluster, which primary serves each slot: a run holds the calls of one node, and names one key to be
+     * routed there (see {@link ClusterSlots} and {@code batch.lua}); null on one Redis.
      */
-    final boolean oneSlotPerRun;
+    final ClusterSlots slots;
     private final int maxConnections;
     private final Vertx vertx;
     private final RedisOptions options;
@@ -114,22 +114,19 @@ public class LuaScriptExecutor implements Commands {
         this.maxBatch = maxBatch;
         this.maxRunCalls = (int) Math.min(Integer.MAX_VALUE, (long) RUN_CALLS_PER_ENTRY * maxBatch);
         this.maxConnections = connections;
-        this.oneSlotPerRun = options.getType() == RedisClientType.CLUSTER;
+        this.slots = options.getType() == RedisClientType.CLUSTER ? new ClusterSlots(this) : null;
     }
 
     /**
-     * What decides the cluster slot of {@code key}: its hash tag (the text between the first {@code {} and the first
-     * {@code }} after it, when not empty), else the whole key. Keys with equal tags live in one slot.
+     * On a Redis Cluster, the index of the primary whose run the calls of {@code slot} join (one per primary, in the
+     * order first seen), as the executor's map says now; -1 when not known or not a cluster.
      */
-    static String slotTag(String key) {
-        int open = key.indexOf('{');
-        if (open >= 0) {
-            int close = key.indexOf('}', open + 1);
-            if (close > open + 1) {
-                return key.substring(open + 1, close);
-            }
-        }
-        return key;
+    public int nodeOfSlot(int slot) {
+        return slots == null ? -1 : slots.nodeOf(slot);
+    }
+
+    Vertx vertx() {
+        return vertx;
     }
 
     /** Sends one command on the calling thread's connection (loading scripts, a health check, a reset). */

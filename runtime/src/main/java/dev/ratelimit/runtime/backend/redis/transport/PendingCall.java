@@ -29,8 +29,8 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
     boolean repeatable;
     /** Whether it repeats the call gathered just before it, and so joins that call's entry. */
     boolean joinsPrevious;
-    /** On a cluster, what decides the slot of its keys ({@link LuaScriptExecutor#slotTag}); else null. */
-    String slot;
+    /** On a cluster, the slot of its keys once gathered ({@link ClusterSlots#slot}); else -1. */
+    int slot = -1;
 
     PendingCall(ScriptChannel channel, ScriptCall<T> call, UniSubscriber<? super T> subscriber) {
         this.channel = channel;

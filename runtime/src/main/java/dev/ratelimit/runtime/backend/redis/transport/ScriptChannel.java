@@ -1,8 +1,8 @@
 package dev.ratelimit.runtime.backend.redis.transport;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,18 +41,13 @@ final class ScriptChannel {
     final AtomicInteger calls = new AtomicInteger();
     /** The last sign of life: a reply, or the first call sent to an idle channel. */
     volatile long progressNanos = System.nanoTime();
-    /** Calls waiting for the end of their event-loop turn, to go as one batch. */
-    final ConcurrentLinkedQueue<PendingCall<?>> gathered = new ConcurrentLinkedQueue<>();
-    final AtomicInteger gatheredCount = new AtomicInteger();
     /**
-     * The entries among them: a call that {@linkplain ScriptCall#repeats repeats} the one gathered before it joins its
-     * entry. Kept by the threads that gather and send, like {@link #lastGathered}; when event loops share a channel a
-     * race between them only moves where a run is cut, and an empty queue starts the count again.
+     * Calls waiting for the end of their event-loop turn, to go as runs: one gathering on one Redis, one per primary
+     * on a cluster (see {@link ClusterSlots}), grown as primaries are seen.
      */
-    final AtomicInteger gatheredEntries = new AtomicInteger();
-    volatile PendingCall<?> lastGathered;
-    /** Numbers the calls gathered, in order (see {@link PendingCall#joinsPrevious}). */
-    long gatheredSeq;
+    private volatile Gathering[] gatherings;
+    /** The calls of every gathering. */
+    final AtomicInteger gatheredCount = new AtomicInteger();
     final AtomicBoolean flushScheduled = new AtomicBoolean();
     /**
      * Set from the first reply to a run in a read from Redis to the end of that read. Replies are
@@ -70,6 +65,54 @@ final class ScriptChannel {
         this.owner = owner;
         this.index = index;
         this.home = home;
+        this.gatherings = new Gathering[] { new Gathering() };
+    }
+
+    /**
+     * Calls gathered to go as runs of one script call. The {@linkplain ScriptCall#repeats repeats} of the call
+     * gathered before them join its entry. Kept by the threads that gather and send; when event loops share a
+     * channel a race between them only moves where a run is cut, and an empty queue starts the count again.
+     */
+    static final class Gathering {
+        final ConcurrentLinkedQueue<PendingCall<?>> queue = new ConcurrentLinkedQueue<>();
+        final AtomicInteger count = new AtomicInteger();
+        /** The entries among them. */
+        final AtomicInteger entries = new AtomicInteger();
+        volatile PendingCall<?> last;
+        /** Numbers the calls gathered, in order (see {@link PendingCall#joinsPrevious}). */
+        long seq;
+    }
+
+    /** The gathering of {@code p}'s run, or null when it goes on its own (a cluster slot whose node is not known). */
+    private Gathering gathering(PendingCall<?> p) {
+        ClusterSlots slots = owner.slots;
+        if (slots == null) {
+            return gatherings[0];
+        }
+        String[] keys = p.call.keys;
+        if (keys.length == 0) {
+            return null;
+        }
+        p.slot = ClusterSlots.slot(keys[0]);
+        int node = slots.nodeOf(p.slot);
+        if (node < 0) {
+            return null;
+        }
+        Gathering[] all = gatherings;
+        if (node < all.length) {
+            return all[node];
+        }
+        synchronized (this) {
+            all = gatherings;
+            if (node >= all.length) {
+                Gathering[] grown = Arrays.copyOf(all, node + 1);
+                for (int i = all.length; i <= node; i++) {
+                    grown[i] = new Gathering();
+                }
+                gatherings = all = grown;
+            }
+            return all[node];
+        }
     }
 
     void send(Request request, Handler<AsyncResult<Response>> handler) {
@@ -109,29 +152,32 @@ final class ScriptChannel {
             sendAlone(p);
             return;
         }
+        Gathering g = gathering(p);
+        if (g == null) {
+            sendAlone(p);
+            return;
+        }
         // whether it joins the entry of the call gathered before it, told once here for the sending too
         ScriptCall<?> call = p.call;
-        PendingCall<?> last = lastGathered;
-        lastGathered = p;
-        p.seq = ++gatheredSeq;
+        PendingCall<?> last = g.last;
+        g.last = p;
+        p.seq = ++g.seq;
         p.repeatable = call.format.repeatable(call.args, call.tag);
         p.joinsPrevious = p.repeatable && last != null && last.seq == p.seq - 1 && call.repeats(last.call);
-        if (owner.oneSlotPerRun && call.keys.length > 0) {
-            p.slot = LuaScriptExecutor.slotTag(call.keys[0]);
-        }
-        gathered.add(p);
-        int n = gatheredCount.incrementAndGet();
+        g.queue.add(p);
+        gatheredCount.incrementAndGet();
+        int n = g.count.incrementAndGet();
         int entries;
         if (n == 1) {
             entries = 1;
-            gatheredEntries.set(1);
+            g.entries.set(1);
         } else if (p.joinsPrevious) {
-            entries = gatheredEntries.get();
+            entries = g.entries.get();
         } else {
-            entries = gatheredEntries.incrementAndGet();
+            entries = g.entries.incrementAndGet();
         }
         if (entries >= owner.maxBatch || n >= owner.maxRunCalls || answering && 2 * entries >= calls.get()) {
-            sendRun();
+            sendRun(g);
         } else if (flushScheduled.compareAndSet(false, true)) {
             context.runOnContext(v -> flush());
         }
@@ -149,17 +195,19 @@ final class ScriptChannel {
     /** At the end of a turn: sends what was gathered. */
     void flush() {
         flushScheduled.set(false); // a call gathered from now on schedules another flush
-        while (gatheredCount.get() > 0 && sendRun() > 0) {
-            // runs of at most maxBatch entries
+        for (Gathering g : gatherings) {
+            while (g.count.get() > 0 && sendRun(g) > 0) {
+                // runs of at most maxBatch entries
+            }
         }
     }
 
     /**
-     * Sends gathered calls, up to {@code maxBatch} entries and {@code maxRunCalls} calls, a lone one as itself;
+     * Sends calls of {@code g}, up to {@code maxBatch} entries and {@code maxRunCalls} calls, a lone one as itself;
      * returns how many it took. A run holding a call that cannot stand with others as one entry goes call by call
      * (see {@link BatchFormat#repeatsAllowed}), so it takes at most {@code maxBatch} calls.
      */
-    int sendRun() {
+    int sendRun(Gathering g) {
         int max = owner.maxBatch;
         List<PendingCall<?>> run = new ArrayList<>(max);
         int taken = 0;
@@ -167,11 +215,7 @@ final class ScriptChannel {
         boolean compact = true; // every call taken may stand with others as one entry
         PendingCall<?> previous = null;
         PendingCall<?> next;
-        String slot = null; // on a cluster, the slot of the run's calls
-        while (taken < owner.maxRunCalls && (next = gathered.peek()) != null) {
-            if (previous != null && owner.oneSlotPerRun && !Objects.equals(slot, next.slot)) {
-                break; // a script run touches one slot: the next one starts with this call
-            }
+        while (taken < owner.maxRunCalls && (next = g.queue.peek()) != null) {
             if (previous != null) {
                 boolean joins = compact && next.joins(previous);
                 if (!joins && entries >= max || compact && taken >= max && !next.repeatable) {
@@ -180,21 +224,12 @@ final class ScriptChannel {
             }
             // the call peeked at, unless an event loop sharing this channel took it meanwhile: then the one after,
             // taken all the same (a race only moves where a run is cut)
-            PendingCall<?> p = gathered.poll();
+            PendingCall<?> p = g.queue.poll();
             if (p == null) {
                 break;
             }
+            g.count.decrementAndGet();
             gatheredCount.decrementAndGet();
-            if (taken == 0) {
-                slot = p.slot;
-            } else if (owner.oneSlotPerRun && !Objects.equals(slot, p.slot)) {
-                // another event loop took the call peeked at, and this one is of another slot: it goes alone
-                gatheredEntries.decrementAndGet();
-                if (p.done == 0) {
-                    sendAlone(p);
-                }
-                continue;
-            }
             taken++;
             if (compact && !p.repeatable) {
                 compact = false;
@@ -208,7 +243,7 @@ final class ScriptChannel {
                 run.add(p);
             }
         }
-        gatheredEntries.addAndGet(-entries);
+        g.entries.addAndGet(-entries);
         if (run.size() == 1) {
             sendAlone(run.get(0));
         } else if (!run.isEmpty()) {
