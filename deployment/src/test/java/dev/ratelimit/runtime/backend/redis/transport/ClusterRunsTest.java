@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import jakarta.inject.Inject;
@@ -122,6 +124,55 @@ class ClusterRunsTest {
         } finally {
             executor.close();
         }
+    }
+
+    /**
+     * 48 callers in a closed loop (each makes its next call when answered) on keys of every node, through one
+     * connection: a node's calls wait while it has a run unanswered, so runs stay as long as the node's share of the
+     * callers (16). Were each node's calls sent at the end of every event-loop turn, a reply's callers would be split
+     * three ways each time and runs would shrink towards one call.
+     */
+    @Test
+    void closedLoopCallersKeepRunsLongOnEveryNode() throws Exception {
+        LuaScriptExecutor executor = new LuaScriptExecutor(vertx, options(), 64, 1);
+        RedisBackend batched = new RedisBackend(executor, scripts, true);
+        try {
+            awaitSlots(batched, executor);
+            String run = Engine.newIdentity();
+            int callers = 48;
+            int total = 4800;
+            AtomicInteger made = new AtomicInteger();
+            AtomicInteger failed = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(callers);
+            long before = scriptCalls();
+            vertx.getOrCreateContext().runOnContext(v -> {
+                for (int c = 0; c < callers; c++) {
+                    next(batched, run, made, failed, total, done);
+                }
+            });
+            assertTrue(done.await(30, TimeUnit.SECONDS), "the callers finished");
+            long runs = scriptCalls() - before;
+            assertEquals(0, failed.get(), "failed calls");
+            double perRun = (double) total / runs;
+            assertTrue(perRun >= 8, total + " calls took " + runs + " script calls: " + perRun + " per call");
+        } finally {
+            executor.close();
+        }
+    }
+
+    private void next(RedisBackend backend, String run, AtomicInteger made,
+            AtomicInteger failed, int total, CountDownLatch done) {
+        int i = made.getAndIncrement();
+        if (i >= total) {
+            done.countDown();
+            return;
+        }
+        backend.decide(new Policy[] { fixed }, new String[] { RedisKeys.key(Engine.prefix(), fixed, run + "-" + i % 1000) },
+                new long[] { 1 }, Engine.BASE, false).subscribe().with(r -> next(backend, run, made, failed, total, done),
+                        t -> {
+                            failed.incrementAndGet();
+                            next(backend, run, made, failed, total, done);
+                        });
     }
 
     /**

@@ -35,8 +35,12 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
      */
     final boolean acrossSlots;
 
-    BatchRun(ScriptChannel channel, PendingCall<?>[] calls) {
+    /** On a cluster, the gathering whose sends it counts as one of (see {@link ScriptChannel#SENT_PER_NODE}); else null. */
+    private ScriptChannel.Gathering counted;
+
+    BatchRun(ScriptChannel channel, PendingCall<?>[] calls, ScriptChannel.Gathering counted) {
         this.channel = channel;
+        this.counted = counted;
         this.calls = calls;
         this.tags = new Object[calls.length];
         this.args = new String[calls.length][];
@@ -142,6 +146,7 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             } finally {
                 channel.answering = false;
                 channel.calls.addAndGet(-calls.length); // counted until its callers have their answers
+                answered();
             }
             return;
         }
@@ -167,6 +172,16 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
             failAll(failure);
         } finally {
             channel.calls.addAndGet(-calls.length);
+            answered();
+        }
+    }
+
+    /** Its last answer is given: on a cluster, its node may take the next run of its gathering. */
+    void answered() {
+        ScriptChannel.Gathering g = counted;
+        if (g != null) {
+            counted = null;
+            channel.sendAnswered(g);
         }
     }
 

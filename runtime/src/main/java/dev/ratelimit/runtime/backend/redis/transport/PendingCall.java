@@ -31,6 +31,11 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
     boolean joinsPrevious;
     /** On a cluster, the slot of its keys once gathered ({@link ClusterSlots#slot}); else -1. */
     int slot = -1;
+    /**
+     * On a cluster, the gathering it was sent alone from, whose sends it counts as one of until answered (see
+     * {@link ScriptChannel#SENT_PER_NODE}); else null.
+     */
+    ScriptChannel.Gathering gathering;
 
     PendingCall(ScriptChannel channel, ScriptCall<T> call, UniSubscriber<? super T> subscriber) {
         this.channel = channel;
@@ -53,6 +58,7 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
             } finally {
                 channel.answering = false;
                 channel.calls.decrementAndGet(); // its caller has its answer (and may have made its next call)
+                sendAnswered();
             }
             return;
         }
@@ -68,6 +74,15 @@ final class PendingCall<T> implements Handler<AsyncResult<Response>>, UniSubscri
             fail(failure);
         } finally {
             channel.calls.decrementAndGet();
+            sendAnswered();
+        }
+    }
+
+    private void sendAnswered() {
+        ScriptChannel.Gathering g = gathering;
+        if (g != null) {
+            gathering = null;
+            channel.sendAnswered(g);
         }
     }
 

@@ -81,7 +81,19 @@ final class ScriptChannel {
         volatile PendingCall<?> last;
         /** Numbers the calls gathered, in order (see {@link PendingCall#joinsPrevious}). */
         long seq;
+        /** On a cluster, the sends of this gathering (runs, or calls alone) its node has not answered yet. */
+        final AtomicInteger sent = new AtomicInteger();
     }
+
+    /**
+     * On a cluster, the sends a node may have unanswered on this channel before the calls of its next run wait for the
+     * answer: a reply answers callers whose next calls go to every node, so a node whose gathering went at the end of
+     * each event-loop turn would get runs ever smaller (a third of the callers answered, then a ninth, ...; about 3
+     * calls a run in {@code ClusterRunsTest}, against 16 held). Held, a node's run is as long as its share of the
+     * callers answered meanwhile; each event loop has a channel of its own, so Redis still has a run of another
+     * channel to work on while this thread answers.
+     */
+    static final int SENT_PER_NODE = 1;
 
     /** The gathering of {@code p}'s run, or null when it goes on its own (a cluster slot whose node is not known). */
     private Gathering gathering(PendingCall<?> p) {
@@ -176,7 +188,8 @@ final class ScriptChannel {
         } else {
             entries = g.entries.incrementAndGet();
         }
-        if (entries >= owner.maxBatch || n >= owner.maxRunCalls || answering && 2 * entries >= calls.get()) {
+        if (entries >= owner.maxBatch || n >= owner.maxRunCalls
+                || owner.slots == null && answering && 2 * entries >= calls.get()) {
             sendRun(g);
         } else if (flushScheduled.compareAndSet(false, true)) {
             context.runOnContext(v -> flush());
@@ -192,13 +205,29 @@ final class ScriptChannel {
                 : LuaScriptExecutor.request(Command.EVALSHA, call.script.sha(), call.keys, call.args), p);
     }
 
-    /** At the end of a turn: sends what was gathered. */
+    /**
+     * At the end of a turn: sends what was gathered (on a cluster, what a node can take now: see
+     * {@link #SENT_PER_NODE}).
+     */
     void flush() {
         flushScheduled.set(false); // a call gathered from now on schedules another flush
         for (Gathering g : gatherings) {
-            while (g.count.get() > 0 && sendRun(g) > 0) {
-                // runs of at most maxBatch entries
-            }
+            flush(g);
+        }
+    }
+
+    private void flush(Gathering g) {
+        boolean cluster = owner.slots != null;
+        while (g.count.get() > 0 && (!cluster || g.sent.get() < SENT_PER_NODE) && sendRun(g) > 0) {
+            // runs of at most maxBatch entries
+        }
+    }
+
+    /** On a cluster, a send of {@code g} was answered: what waited for it goes now. */
+    void sendAnswered(Gathering g) {
+        g.sent.decrementAndGet();
+        if (g.count.get() > 0) {
+            flush(g);
         }
     }
 
@@ -244,22 +273,28 @@ final class ScriptChannel {
             }
         }
         g.entries.addAndGet(-entries);
+        Gathering counted = owner.slots != null && !run.isEmpty() ? g : null;
+        if (counted != null) {
+            g.sent.incrementAndGet();
+        }
         if (run.size() == 1) {
+            run.get(0).gathering = counted;
             sendAlone(run.get(0));
         } else if (!run.isEmpty()) {
-            sendBatch(run);
+            sendBatch(run, counted);
         }
         return taken;
     }
 
-    void sendBatch(List<PendingCall<?>> run) {
-        BatchRun b = new BatchRun(this, run.toArray(new PendingCall<?>[0]));
+    void sendBatch(List<PendingCall<?>> run, Gathering counted) {
+        BatchRun b = new BatchRun(this, run.toArray(new PendingCall<?>[0]), counted);
         Request request;
         try {
             request = b.request(false);
         } catch (RuntimeException e) {
             // a format that cannot lay out this run: its calls fail now rather than wait for their timeouts
             b.failAll(e);
+            b.answered();
             return;
         }
         calls.addAndGet(run.size());
