@@ -47,9 +47,8 @@ public interface RedisAccessConfig {
      * decisions in a run: Redis decides such a burst in two or three steps whatever its size. A run
      * holding any other decision takes at most this many decisions. A decision made while nothing is in flight is
      * sent at once, alone. Each decision is still atomic and all-or-nothing. `1` sends every
-     * decision alone. On a Redis Cluster, where a script run may only touch one slot, a run holds consecutive
-     * decisions of one slot: a burst on a hot key, or keys sharing a hash tag (the same identity); a decision of another
-     * slot starts the next run.
+     * decision alone. On a Redis Cluster a run holds the decisions of one primary, whatever their slots (see the Redis
+     * Cluster page), and a primary's next run waits while it has one unanswered.
      */
     @WithDefault("16")
     int maxBatch();
