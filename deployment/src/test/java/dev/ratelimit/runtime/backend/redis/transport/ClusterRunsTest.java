@@ -176,6 +176,76 @@ class ClusterRunsTest {
     }
 
     /**
+     * A server that refuses a script the keys it was not given: the extension's function library called on a cluster
+     * (its functions declare no {@code allow-cross-slot-keys}, so Redis refuses them keys of another slot). The calls a
+     * run across slots could not decide go again on their own and are decided exactly once; runs across slots stop and
+     * every later call goes alone.
+     */
+    @Test
+    void aServerRefusingKeysOfOtherSlotsGetsEveryCallAlone() throws Exception {
+        RedisClusterFixture cluster = RedisClusterFixture.shared();
+        var library = scripts.library();
+        for (Node n : cluster.primaries()) {
+            try (RespClient c = n.client()) {
+                c.call("FUNCTION", "LOAD", "REPLACE", library.code());
+            }
+        }
+        LuaScriptExecutor executor = new LuaScriptExecutor(vertx, options(), 64, 1);
+        RedisBackend batched = new RedisBackend(executor, scripts, true);
+        try {
+            awaitSlots(batched, executor);
+            // the library is on every primary; the executor's own load says so once its connection is up
+            boolean functions = false;
+            for (int attempt = 0; attempt < 5 && !functions; attempt++) {
+                if (attempt > 0) {
+                    Thread.sleep(1100); // a failed load is tried again after a second
+                }
+                functions = executor.loadFunctions(library).await().atMost(Duration.ofSeconds(10));
+            }
+            assertTrue(functions, "calls go as functions");
+            String run = Engine.newIdentity();
+            List<Supplier<Uni<?>>> calls = new ArrayList<>();
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 40; i++) {
+                    String key = RedisKeys.key(Engine.prefix(), fixed, run + "-" + i);
+                    calls.add(() -> batched.decide(new Policy[] { fixed }, new String[] { key }, new long[] { 1 },
+                            Engine.BASE, false));
+                }
+            }
+            long functionsBefore = functionCalls();
+            List<Object> outcomes = inOneEventLoopTask(calls);
+            for (int i = 0; i < outcomes.size(); i++) {
+                Object o = outcomes.get(i);
+                if (o instanceof Throwable t) {
+                    throw new AssertionError("call " + i + " failed", t);
+                }
+                long[] reply = ((BackendReply) o).toScriptOrder();
+                assertEquals(1, reply[0], "call " + i + ": " + Engine.show(reply));
+                assertEquals(i < 40 ? 2 : 1, reply[2], "call " + i + " charged once: " + Engine.show(reply));
+            }
+            assertTrue(functionCalls() > functionsBefore, "decided by the functions");
+            assertEquals(-1, executor.nodeOfSlot(0), "runs across slots stopped");
+        } finally {
+            executor.close();
+            for (Node n : cluster.primaries()) {
+                try (RespClient c = n.client()) {
+                    c.call("FUNCTION", "DELETE", library.name());
+                }
+            }
+        }
+    }
+
+    private static long functionCalls() {
+        long n = 0;
+        for (Node p : RedisClusterFixture.shared().primaries()) {
+            try (RespClient c = p.client()) {
+                n += Engine.calls(c, "fcall");
+            }
+        }
+        return n;
+    }
+
+    /**
      * A slot moves to another primary after the map was read: a run sent to its old owner with the calls of that
      * node's other slots fails there for the moved key alone (before it touches anything); that call goes again on its
      * own to the new owner and is decided once, the others are decided in the run, and the map is read again.

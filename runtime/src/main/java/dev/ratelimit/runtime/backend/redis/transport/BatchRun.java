@@ -257,17 +257,25 @@ final class BatchRun implements Handler<AsyncResult<Response>> {
     }
 
     /**
-     * Whether the {@code n} calls from {@code i} failed only because this run reached a node that does not serve
-     * their slot (a run across slots after a resharding or failover, see {@link ClusterSlots}): Redis refused their
-     * first key before they touched anything, so each goes again on its own, routed by the cluster client, and the
-     * slot map is read again.
+     * Whether the {@code n} calls from {@code i} failed only because of what a run across slots is (see
+     * {@link ClusterSlots}): this run reached a node that does not serve their slot (after a resharding or failover),
+     * or the server refuses a script keys it was not given (a server that is not Redis, or a Redis that one day
+     * would). Either is refused at their first key, before they touch anything: each goes again on its own, routed
+     * by the cluster client; the slot map is read again, or runs across slots stop.
      */
     private boolean sentAgainAlone(int i, int n, Response error) {
         ClusterSlots slots = channel.owner.slots;
-        if (slots == null || !acrossSlots || !String.valueOf(error).contains("non local key")) {
+        if (slots == null || !acrossSlots) {
             return false;
         }
-        slots.refresh();
+        String message = String.valueOf(error);
+        if (message.contains("non local key")) {
+            slots.refresh();
+        } else if (message.contains("same slot") || message.contains("undeclared")) {
+            slots.refuseRunsAcrossSlots(message);
+        } else {
+            return false;
+        }
         for (int j = i; j < i + n; j++) {
             if (calls[j].done == 0) {
                 channel.sendAlone(calls[j]);

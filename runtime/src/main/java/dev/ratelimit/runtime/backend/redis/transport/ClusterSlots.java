@@ -51,14 +51,35 @@ public final class ClusterSlots {
         this.owner = owner;
     }
 
+    /**
+     * Whether the server refused a run across slots (see {@link #refuseRunsAcrossSlots}): every call then goes on its
+     * own.
+     */
+    private volatile boolean refused;
+
     /** The index of the primary serving {@code slot} as last read, or -1 when not known (then reads the map). */
     int nodeOf(int slot) {
+        if (refused) {
+            return -1;
+        }
         short[] map = nodeOfSlot;
         if (map == null) {
             refresh();
             return -1;
         }
         return map[slot];
+    }
+
+    /**
+     * The server refused a script the keys it was not given: runs across slots stop for good, and every call goes on its
+     * own, routed by the cluster client.
+     */
+    void refuseRunsAcrossSlots(String why) {
+        if (!refused) {
+            refused = true;
+            LuaScriptExecutor.LOG.warnf("The Redis Cluster refused a run of rate-limit decisions across slots (%s): decisions"
+                    + " are sent one by one from now on", why);
+        }
     }
 
     /**
