@@ -107,9 +107,13 @@ end
 
 local function kv_encode(v)
   local t = type(v)
-  if t == 'number' then return int(v) end
+  if t == 'number' then return fmt('%d', v) end
   if t == 'table' then
     if v.den then return bucket_encode(v) end
+    -- a window's value in one format call: one string made instead of one per integer and their concatenation
+    local n = #v
+    if n == 2 then return fmt('%d:%d', v[1], v[2]) end
+    if n == 3 then return fmt('%d:%d:%d', v[1], v[2], v[3]) end
     local s = int(v[1])
     for i = 2, #v do s = s .. ':' .. int(v[i]) end
     return s
