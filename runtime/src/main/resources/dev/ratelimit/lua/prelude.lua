@@ -60,7 +60,7 @@ end
 
 -- Library functions as locals: a decision runs on every request, and a local is one VM register
 -- where a global is two table lookups.
-local floor, ceil, max = math.floor, math.ceil, math.max
+local floor, ceil, max, huge = math.floor, math.ceil, math.max, math.huge
 local find, sub, fmt, match = string.find, string.sub, string.format, string.match
 
 -- Numbers handed to Redis go through %.14g, which would round microsecond timestamps: format
@@ -166,7 +166,7 @@ local function bucket_parse(v, den)
     if whole then return bucket_scale(tonumber(whole), tonumber('0.' .. digits), den) end
   end
   local x = tonumber(v)
-  if not x or x ~= x or x == math.huge or x == -math.huge then return nil end
+  if not x or x ~= x or x == huge or x == -huge then return nil end
   local a = floor(x)
   if a == x then return a, 0 end
   return bucket_scale(a, x - a, den)
