@@ -42,8 +42,10 @@ local turn
 -- Redis TIME, read once per script run: the calls of one batch are decided at one instant.
 local redis_now
 -- Called first by main: forgets everything an earlier call left.
+local last_ttl, last_ttl_digits -- see kv_write
 local function begin_run()
   now, lease, turn, redis_now = nil, nil, nil, nil
+  last_ttl, last_ttl_digits = nil, nil
   for i = 1, #run_starts do run_starts[i]() end
 end
 local function set_clock(arg)
@@ -121,10 +123,14 @@ local function kv_encode(v)
   return v
 end
 -- Writes a value to Redis: it expires in `ttl` ms, or without `ttl` keeps the key's TTL.
+-- The TTL (a whole number of ms, see ms) goes as its digits: a number handed to Redis costs it a "%.17g" conversion
+-- (about twice a '%d' format here), and the writes of a run mostly share one TTL (a bucket's unit, a window's end),
+-- so the digits of the last one are kept (last_ttl_digits, reset by begin_run).
 local function kv_write(key, value, ttl)
-  value = kv_encode(value)
+  if type(value) == 'number' then value = fmt('%d', value) else value = kv_encode(value) end
   if ttl then
-    redis.call('SET', key, value, 'PX', ttl)
+    if ttl ~= last_ttl then last_ttl, last_ttl_digits = ttl, fmt('%d', ttl) end
+    redis.call('SET', key, value, 'PX', last_ttl_digits)
   else
     redis.call('SET', key, value, 'KEEPTTL')
   end
