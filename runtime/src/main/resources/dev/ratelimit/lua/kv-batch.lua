@@ -10,6 +10,7 @@ local written     -- keys written in this run, in order
 local nwritten    -- how many
 run_starts[#run_starts + 1] = function()
   pending, pending_ttl, written, nwritten = {}, {}, {}, 0
+  window_numbers = {}
 end
 local function kv_get(key)
   local v = pending[key]

@@ -181,6 +181,10 @@ end
 -- A window's value as index, previous count, current count, and whether it is the counter's own
 -- three-field value; nil when the value is not a window's. fixed-window writes "i:c" (a table
 -- { i, c } within a batch), sliding-window-counter "i:p:c" ({ i, p, c }).
+-- In a batch run, the numbers are taken from `window_numbers` (by their digits, set afresh for each run by
+-- kv-batch.lua; nil in a script deciding one call): the keys of a run mostly share a window index, and small counts
+-- repeat, where tonumber costs Redis a strtod.
+local window_numbers
 local function window_parse(v)
   if type(v) == 'table' then
     if v.den then return nil end
@@ -189,6 +193,25 @@ local function window_parse(v)
   end
   local i, p, c = match(v, '^(%d+):(%d+):?(%d*)$')
   if not i then return nil end
+  local known = window_numbers
+  if known then
+    local ni, np = known[i], known[p]
+    if not ni then
+      ni = tonumber(i)
+      known[i] = ni
+    end
+    if not np then
+      np = tonumber(p)
+      known[p] = np
+    end
+    if c == '' then return ni, 0, np, false end
+    local nc = known[c]
+    if not nc then
+      nc = tonumber(c)
+      known[c] = nc
+    end
+    return ni, np, nc, true
+  end
   if c == '' then return tonumber(i), 0, tonumber(p), false end
   return tonumber(i), tonumber(p), tonumber(c), true
 end
