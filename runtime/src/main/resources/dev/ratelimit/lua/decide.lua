@@ -100,10 +100,12 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
       shadow = sub(shadow, 2)
       res[o + 6], res[o + 7] = limit, window
     end
-  end
-  if #shadow > 1 then
-    ok, avail, retry, reset, reset_now = judge(algorithm, key, limit, window, burst, cost, not dry, lockout_of(shadow),
-      locks)
+    if #shadow > 1 then
+      ok, avail, retry, reset, reset_now = judge(algorithm, key, limit, window, burst, cost, not dry,
+        lockout_of(shadow), locks)
+    else
+      ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
+    end
   else
     ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
   end

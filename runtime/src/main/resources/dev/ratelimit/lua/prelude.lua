@@ -64,6 +64,10 @@ end
 -- where a global is two table lookups.
 local floor, ceil, max, huge = math.floor, math.ceil, math.max, math.huge
 local find, sub, fmt, match = string.find, string.sub, string.format, string.match
+-- The globals a decision reads, as locals too: `redis` is read when the definitions run (each run of a script, a
+-- function's first call), where it is the whole API.
+local type, tonumber, tostring, pcall, error = type, tonumber, tostring, pcall, error
+local redis = redis
 
 -- Numbers handed to Redis go through %.14g, which would round microsecond timestamps: format
 -- every large integer explicitly.
