@@ -92,14 +92,20 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
     return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(name))
   end
   local ok, avail, retry, reset, reset_now
-  if overrides(shadow) then
-    limit, window, burst = overridden(key, limit, window, burst)
-    shadow = sub(shadow, 2)
-    res[o + 6], res[o + 7] = limit, window
-  end
+  -- the common shadow value ('0' or '1': no overrides, no lock-out) goes straight to the algorithm (overrides and
+  -- ms are written out here: a decision of a batch run makes no call it can spare)
   if #shadow > 1 then
-    ok, avail, retry, reset, reset_now = judge(algorithm, key, limit, window, burst, cost, not dry, lockout_of(shadow),
-      locks)
+    if sub(shadow, 1, 1) == 'O' then
+      limit, window, burst = overridden(key, limit, window, burst)
+      shadow = sub(shadow, 2)
+      res[o + 6], res[o + 7] = limit, window
+    end
+    if #shadow > 1 then
+      ok, avail, retry, reset, reset_now = judge(algorithm, key, limit, window, burst, cost, not dry,
+        lockout_of(shadow), locks)
+    else
+      ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
+    end
   else
     ok, avail, retry, reset, reset_now = algorithm(key, limit, window, burst, cost, not dry)
   end
@@ -107,12 +113,14 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
   if shadow == '1' then ok_all = 1 end
   if ok == 1 and not as_is then
     -- a turn (see bucket.lua) admits more than is available now: nothing is left
-    avail = max(avail - cost, 0)
+    avail = avail - cost
+    if avail < 0 then avail = 0 end
   else
     reset = reset_now
   end
-  if retry > 0 then retry = ms(retry) end
-  if reset > 0 then reset = ms(reset) else reset = 0 end
+  -- whole milliseconds, rounded up (see ms: at least 1 for any positive wait)
+  if retry > 0 then retry = ceil(retry / 1000) end
+  if reset > 0 then reset = ceil(reset / 1000) else reset = 0 end
   res[o + 1], res[o + 2], res[o + 3], res[o + 4], res[o + 5] = ok_all, ok, avail, retry, reset
 end
 

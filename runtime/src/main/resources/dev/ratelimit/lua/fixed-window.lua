@@ -35,7 +35,12 @@ A['fixed-window'] = function(key, limit, window, burst, cost, write)
   if cost > limit then return 0, limit - count, -1, left, reset_now, nil end
   if count + cost > limit then return 0, limit - count, left, left, reset_now, nil end
   if write then
-    fixed_window_write(key, idx, count, cost, left, keep_ttl)
+    -- fixed_window_write written out (the path of every admission)
+    if keep_ttl then
+      kv_set(key, { idx, count + cost })
+    else
+      kv_set(key, { idx, count + cost }, ttl_ms(left))
+    end
     return 1, limit - count, 0, left, reset_now, nil
   end
   return 1, limit - count, 0, left, reset_now, function()

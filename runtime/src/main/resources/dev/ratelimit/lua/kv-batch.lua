@@ -5,10 +5,12 @@
 -- of one per decision.
 local batching = true
 local pending     -- key -> its value in this run (false: missing)
-local pending_ttl -- key -> the TTL (ms) of its last write that set one; none: keep the key's
-local written     -- keys written in this run: in order, and as a set
+local pending_ttl -- key written in this run -> the TTL (ms) of its last write that set one (false: none, keep the key's)
+local written     -- keys written in this run, in order
+local nwritten    -- how many
 run_starts[#run_starts + 1] = function()
-  pending, pending_ttl, written = {}, {}, {}
+  pending, pending_ttl, written, nwritten = {}, {}, {}, 0
+  window_numbers = {}
 end
 local function kv_get(key)
   local v = pending[key]
@@ -19,13 +21,16 @@ local function kv_get(key)
   end
   return v
 end
+-- a key's first write adds it to `written` and to `pending_ttl` (false without a TTL): one table entry by key, not two
 local function kv_set(key, value, ttl)
-  if not written[key] then
-    written[#written + 1] = key
-    written[key] = true
+  if pending_ttl[key] == nil then
+    nwritten = nwritten + 1
+    written[nwritten] = key
+    pending_ttl[key] = ttl or false
+  elseif ttl then
+    pending_ttl[key] = ttl
   end
   pending[key] = value
-  if ttl then pending_ttl[key] = ttl end
 end
 -- What else a run must write when it ends (an algorithm keeping its own state per run adds to it).
 local flush_hooks = {}
@@ -33,7 +38,7 @@ local function kv_flush()
   for i = 1, #flush_hooks do
     flush_hooks[i]()
   end
-  for i = 1, #written do
+  for i = 1, nwritten do
     local key = written[i]
     kv_write(key, pending[key], pending_ttl[key])
   end

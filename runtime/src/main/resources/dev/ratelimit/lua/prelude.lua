@@ -42,8 +42,10 @@ local turn
 -- Redis TIME, read once per script run: the calls of one batch are decided at one instant.
 local redis_now
 -- Called first by main: forgets everything an earlier call left.
+local last_ttl, last_ttl_digits -- see kv_write
 local function begin_run()
   now, lease, turn, redis_now = nil, nil, nil, nil
+  last_ttl, last_ttl_digits = nil, nil
   for i = 1, #run_starts do run_starts[i]() end
 end
 local function set_clock(arg)
@@ -60,8 +62,12 @@ end
 
 -- Library functions as locals: a decision runs on every request, and a local is one VM register
 -- where a global is two table lookups.
-local floor, ceil, max = math.floor, math.ceil, math.max
+local floor, ceil, max, huge = math.floor, math.ceil, math.max, math.huge
 local find, sub, fmt, match = string.find, string.sub, string.format, string.match
+-- The globals a decision reads, as locals too: `redis` is read when the definitions run (each run of a script, a
+-- function's first call), where it is the whole API.
+local type, tonumber, tostring, pcall, error = type, tonumber, tostring, pcall, error
+local redis = redis
 
 -- Numbers handed to Redis go through %.14g, which would round microsecond timestamps: format
 -- every large integer explicitly.
@@ -107,9 +113,13 @@ end
 
 local function kv_encode(v)
   local t = type(v)
-  if t == 'number' then return int(v) end
+  if t == 'number' then return fmt('%d', v) end
   if t == 'table' then
     if v.den then return bucket_encode(v) end
+    -- a window's value in one format call: one string made instead of one per integer and their concatenation
+    local n = #v
+    if n == 2 then return fmt('%d:%d', v[1], v[2]) end
+    if n == 3 then return fmt('%d:%d:%d', v[1], v[2], v[3]) end
     local s = int(v[1])
     for i = 2, #v do s = s .. ':' .. int(v[i]) end
     return s
@@ -117,10 +127,14 @@ local function kv_encode(v)
   return v
 end
 -- Writes a value to Redis: it expires in `ttl` ms, or without `ttl` keeps the key's TTL.
+-- The TTL (a whole number of ms, see ms) goes as its digits: a number handed to Redis costs it a "%.17g" conversion
+-- (about twice a '%d' format here), and the writes of a run mostly share one TTL (a bucket's unit, a window's end),
+-- so the digits of the last one are kept (last_ttl_digits, reset by begin_run).
 local function kv_write(key, value, ttl)
-  value = kv_encode(value)
+  if type(value) == 'number' then value = fmt('%d', value) else value = kv_encode(value) end
   if ttl then
-    redis.call('SET', key, value, 'PX', ttl)
+    if ttl ~= last_ttl then last_ttl, last_ttl_digits = ttl, fmt('%d', ttl) end
+    redis.call('SET', key, value, 'PX', last_ttl_digits)
   else
     redis.call('SET', key, value, 'KEEPTTL')
   end
@@ -162,7 +176,7 @@ local function bucket_parse(v, den)
     if whole then return bucket_scale(tonumber(whole), tonumber('0.' .. digits), den) end
   end
   local x = tonumber(v)
-  if not x or x ~= x or x == math.huge or x == -math.huge then return nil end
+  if not x or x ~= x or x == huge or x == -huge then return nil end
   local a = floor(x)
   if a == x then return a, 0 end
   return bucket_scale(a, x - a, den)
@@ -171,6 +185,10 @@ end
 -- A window's value as index, previous count, current count, and whether it is the counter's own
 -- three-field value; nil when the value is not a window's. fixed-window writes "i:c" (a table
 -- { i, c } within a batch), sliding-window-counter "i:p:c" ({ i, p, c }).
+-- In a batch run, the numbers are taken from `window_numbers` (by their digits, set afresh for each run by
+-- kv-batch.lua; nil in a script deciding one call): the keys of a run mostly share a window index, and small counts
+-- repeat, where tonumber costs Redis a strtod.
+local window_numbers
 local function window_parse(v)
   if type(v) == 'table' then
     if v.den then return nil end
@@ -179,6 +197,25 @@ local function window_parse(v)
   end
   local i, p, c = match(v, '^(%d+):(%d+):?(%d*)$')
   if not i then return nil end
+  local known = window_numbers
+  if known then
+    local ni, np = known[i], known[p]
+    if not ni then
+      ni = tonumber(i)
+      known[i] = ni
+    end
+    if not np then
+      np = tonumber(p)
+      known[p] = np
+    end
+    if c == '' then return ni, 0, np, false end
+    local nc = known[c]
+    if not nc then
+      nc = tonumber(c)
+      known[c] = nc
+    end
+    return ni, np, nc, true
+  end
   if c == '' then return tonumber(i), 0, tonumber(p), false end
   return tonumber(i), tonumber(p), tonumber(c), true
 end

@@ -112,7 +112,12 @@ A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
   local ttl_us = x + window
   if write then
     -- charged as it admits: the uncharged reset is not read (see the prelude)
-    sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
+    -- sliding_counter_write written out (the path of every admission)
+    if same_window then
+      kv_set(key, { idx, prev, cur + cost })
+    else
+      kv_set(key, { idx, prev, cur + cost }, ttl_ms(ttl_us))
+    end
     return 1, avail, 0, reset, reset, nil
   end
   return 1, avail, 0, reset, counter_reset(prev, cur, avail, limit, x, window), function()
