@@ -32,15 +32,23 @@ public final class CallTimeouts {
 
     private static final Logger LOG = Logger.getLogger(CallTimeouts.class);
 
-    /** A call being watched. */
-    public abstract static class Watched {
-        long deadline;
+    /**
+     * A call being watched. An interface, so that the object that is the call (a {@code Uni}, its subscription, the
+     * backend's subscriber) is also what is watched, rather than one object more per call.
+     */
+    public interface Watched {
 
         /** Whether the call already ended (answered, failed or cancelled): nothing to do. */
-        protected abstract boolean finished();
+        boolean finished();
 
         /** The timeout passed: end the call. */
-        protected abstract void expire();
+        void expire();
+
+        /** When the call is due to expire, on {@link System#nanoTime()}'s clock: what {@link #deadline(long)} kept. */
+        long deadline();
+
+        /** Keeps the call's deadline; {@link CallTimeouts#watch} sets it, before the call is watched. */
+        void deadline(long nanos);
     }
 
     /**
@@ -71,7 +79,7 @@ public final class CallTimeouts {
 
     /** Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it. */
     public void watch(Watched call, long now) {
-        call.deadline = now + timeoutNanos;
+        call.deadline(now + timeoutNanos);
         lane().watch(call, now);
     }
 
@@ -118,7 +126,8 @@ public final class CallTimeouts {
         }
 
         private void scheduleSweep() {
-            if (sweepScheduled.compareAndSet(false, true)) {
+            // read first: nearly every call finds the sweep scheduled, and a failed compare-and-set still writes
+            if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
                 sweepDue = System.nanoTime() + tickNanos;
                 try {
                     scheduler.schedule(this::sweep, tickNanos, TimeUnit.NANOSECONDS);
@@ -144,7 +153,7 @@ public final class CallTimeouts {
                     Watched head;
                     while ((head = started.peek()) != null) {
                         boolean finished = head.finished();
-                        if (!finished && head.deadline - now > 0) {
+                        if (!finished && head.deadline() - now > 0) {
                             break; // the oldest running call is not due: none behind it is
                         }
                         started.poll();

@@ -33,8 +33,9 @@ class CallTimeoutsTest {
     }
 
     /** A call that records its expiry, and may throw from it. */
-    static final class Call extends CallTimeouts.Watched {
+    static final class Call implements CallTimeouts.Watched {
         final AtomicBoolean finished = new AtomicBoolean();
+        long deadline;
         final CountDownLatch expired = new CountDownLatch(1);
         final AtomicInteger expiries = new AtomicInteger();
         final boolean throwing;
@@ -46,12 +47,22 @@ class CallTimeoutsTest {
         }
 
         @Override
-        protected boolean finished() {
+        public boolean finished() {
             return finished.get();
         }
 
         @Override
-        protected void expire() {
+        public long deadline() {
+            return deadline;
+        }
+
+        @Override
+        public void deadline(long nanos) {
+            deadline = nanos;
+        }
+
+        @Override
+        public void expire() {
             expiries.incrementAndGet();
             expiredAt = System.nanoTime();
             expiredOn = Thread.currentThread();
