@@ -109,11 +109,10 @@ final class RemoteDecisions {
     private final class RemoteDecision<T> extends AbstractUni<T>
             implements CallTimeouts.Watched, UniSubscriber<BackendReply>, UniSubscription {
         @SuppressWarnings("rawtypes")
-        private static final AtomicIntegerFieldUpdater<RemoteDecision> DONE = AtomicIntegerFieldUpdater
-                .newUpdater(RemoteDecision.class, "done");
-        @SuppressWarnings("rawtypes")
-        private static final AtomicIntegerFieldUpdater<RemoteDecision> SUBSCRIBED = AtomicIntegerFieldUpdater
-                .newUpdater(RemoteDecision.class, "subscribed");
+        private static final AtomicIntegerFieldUpdater<RemoteDecision> STATE = AtomicIntegerFieldUpdater
+                .newUpdater(RemoteDecision.class, "state");
+        /** {@link #state}: not subscribed yet; the call of the first subscription, running; that call ended. */
+        private static final int FRESH = 0, RUNNING = 1, DONE = 2;
 
         // what is asked, the same at every subscription
         private final Policy[] ps;
@@ -130,8 +129,7 @@ final class RemoteDecisions {
         private final BiFunction<RateLimitDecision, BackendReply, T> result;
 
         // the call of the first subscription, set on the subscribing thread before the call is handed to anyone
-        private volatile int subscribed;
-        private volatile int done;
+        private volatile int state;
         /** The name of the slots this call's concurrency policies take; null when it has none. */
         private String lease;
         /** The caller; dropped once answered (the timeouts' queue may hold this call a little longer). */
@@ -142,8 +140,8 @@ final class RemoteDecisions {
         private BackendReply decidedBy;
         private volatile UniSubscription upstream;
         private int permit;
+        /** When the call was sent (0: not sent); it expires one timeout later. */
         private long sentAt;
-        private long deadline;
 
         RemoteDecision(Policy[] ps, String[] keys, long[] costs, long[] charged, Lease.Ids leases, boolean reserve,
                 long turn, BiFunction<RateLimitDecision, BackendReply, T> result) {
@@ -159,7 +157,7 @@ final class RemoteDecisions {
 
         @Override
         public void subscribe(UniSubscriber<? super T> downstream) {
-            if (subscribed != 0 || !SUBSCRIBED.compareAndSet(this, 0, 1)) {
+            if (state != FRESH || !STATE.compareAndSet(this, FRESH, RUNNING)) {
                 // subscribed again: another call, with a state of its own
                 new RemoteDecision<>(ps, keys, costs, charged, leases, reserve, turn, result).subscribe(downstream);
                 return;
@@ -169,7 +167,7 @@ final class RemoteDecisions {
             this.downstream = downstream;
             this.trace = tracing.start();
             downstream.onSubscribe(this);
-            if (done != 0) {
+            if (state == DONE) {
                 return; // cancelled at once: no permit, no call
             }
             RateLimitDecision immediate;
@@ -214,13 +212,13 @@ final class RemoteDecisions {
         }
 
         private boolean claim() {
-            return DONE.compareAndSet(this, 0, 1);
+            return STATE.compareAndSet(this, RUNNING, DONE);
         }
 
         @Override
         public void onSubscribe(UniSubscription subscription) {
             upstream = subscription;
-            if (done != 0) {
+            if (state == DONE) {
                 subscription.cancel(); // already timed out or cancelled
             }
         }
@@ -237,17 +235,12 @@ final class RemoteDecisions {
 
         @Override
         public boolean finished() {
-            return done != 0;
+            return state == DONE;
         }
 
         @Override
-        public long deadline() {
-            return deadline;
-        }
-
-        @Override
-        public void deadline(long nanos) {
-            deadline = nanos;
+        public long startedAt() {
+            return sentAt;
         }
 
         @Override

@@ -44,11 +44,11 @@ public final class CallTimeouts {
         /** The timeout passed: end the call. */
         void expire();
 
-        /** When the call is due to expire, on {@link System#nanoTime()}'s clock: what {@link #deadline(long)} kept. */
-        long deadline();
-
-        /** Keeps the call's deadline; {@link CallTimeouts#watch} sets it, before the call is watched. */
-        void deadline(long nanos);
+        /**
+         * When the call started, on {@link System#nanoTime()}'s clock: the time it was watched from
+         * ({@link CallTimeouts#watch(Watched, long)}), which the call keeps (it expires one timeout later).
+         */
+        long startedAt();
     }
 
     /**
@@ -72,14 +72,11 @@ public final class CallTimeouts {
         this.shared = new Lane(new ConcurrentLinkedQueue<>(), scheduler, false);
     }
 
-    /** Starts watching a call that starts now. */
-    public void watch(Watched call) {
-        watch(call, System.nanoTime());
-    }
-
-    /** Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it. */
+    /**
+     * Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it: what its
+     * {@link Watched#startedAt()} says.
+     */
     public void watch(Watched call, long now) {
-        call.deadline(now + timeoutNanos);
         lane().watch(call, now);
     }
 
@@ -153,7 +150,7 @@ public final class CallTimeouts {
                     Watched head;
                     while ((head = started.peek()) != null) {
                         boolean finished = head.finished();
-                        if (!finished && head.deadline() - now > 0) {
+                        if (!finished && head.startedAt() + timeoutNanos - now > 0) {
                             break; // the oldest running call is not due: none behind it is
                         }
                         started.poll();
