@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiFunction;
 
 import dev.ratelimit.PolicyDecision;
@@ -111,6 +112,9 @@ final class RemoteDecisions {
         @SuppressWarnings("rawtypes")
         private static final AtomicIntegerFieldUpdater<RemoteDecision> STATE = AtomicIntegerFieldUpdater
                 .newUpdater(RemoteDecision.class, "state");
+        @SuppressWarnings("rawtypes")
+        private static final AtomicReferenceFieldUpdater<RemoteDecision, UniSubscription> UPSTREAM =
+                AtomicReferenceFieldUpdater.newUpdater(RemoteDecision.class, UniSubscription.class, "upstream");
         /** {@link #state}: not subscribed yet; the call of the first subscription, running; that call ended. */
         private static final int FRESH = 0, RUNNING = 1, DONE = 2;
 
@@ -290,6 +294,9 @@ final class RemoteDecisions {
             if (!claim()) {
                 return; // timed out or cancelled: freeUnanswered() saw to any slots
             }
+            // answered: nothing left to cancel, and the backend's call need not outlive it in the timeouts' queue
+            // (an ordered store, no fence: only a cancellation, which now finds the call claimed, would read it)
+            UPSTREAM.lazySet(this, null);
             answer(reply, error);
         }
 
