@@ -175,18 +175,41 @@ public final class BackendReply {
      * (null: none were taken).
      */
     public RateLimitDecision decision(Policy[] ps, Source source, Runnable release) {
-        // an immutable list, which RateLimitDecision keeps as is (List.copyOf of one returns it)
-        PolicyDecision[] each = new PolicyDecision[ps.length];
-        for (int i = 0; i < ps.length; i++) {
-            Policy p = ps[i];
-            long retry = retryMillis(i);
-            Duration window = appliedWindow(i, p);
-            each[i] = new PolicyDecision(p.name(), appliedLimit(i, p), window, admitted(i), remaining(i),
-                    retry == NEVER ? window : Duration.ofMillis(retry), Duration.ofMillis(resetMillis(i)),
-                    p.shadow());
+        // an immutable list, which RateLimitDecision keeps as is (List.copyOf of one returns it); a single policy's
+        // (the common call) without the array in between
+        List<PolicyDecision> each;
+        if (ps.length == 1) {
+            each = List.of(policyDecision(0, ps[0]));
+        } else {
+            PolicyDecision[] all = new PolicyDecision[ps.length];
+            for (int i = 0; i < ps.length; i++) {
+                all[i] = policyDecision(i, ps[i]);
+            }
+            each = List.of(all);
         }
-        return new RateLimitDecision(allAdmitted(), each.length == 1 ? List.of(each[0]) : List.of(each), source,
-                release);
+        return new RateLimitDecision(allAdmitted(), each, source, release);
+    }
+
+    /** What policy {@code p}, the call's {@code i}th, decided. */
+    private PolicyDecision policyDecision(int i, Policy p) {
+        long retry = retryMillis(i);
+        Duration window = appliedWindow(i, p);
+        return new PolicyDecision(p.name(), appliedLimit(i, p), window, admitted(i), remaining(i),
+                retry == NEVER ? window : millis(retry), millis(resetMillis(i)), p.shadow());
+    }
+
+    /** The durations of 0 to 1,023 ms, made once: a decision's waits are mostly short, and a Duration is immutable. */
+    private static final Duration[] SHORT = new Duration[1024];
+
+    static {
+        for (int i = 0; i < SHORT.length; i++) {
+            SHORT[i] = Duration.ofMillis(i);
+        }
+    }
+
+    /** {@code Duration.ofMillis(ms)}, without a new object for a short one. */
+    static Duration millis(long ms) {
+        return ms >= 0 && ms < SHORT.length ? SHORT[(int) ms] : Duration.ofMillis(ms);
     }
 
     /** A reply built policy by policy. */

@@ -28,9 +28,9 @@ public final class RedisKeys {
 
     /** The full key for a policy and identity. */
     public static String key(String prefix, String policy, String identity) {
-        String id = safeIdentity(identity);
-        return new StringBuilder(prefix.length() + id.length() + policy.length() + 4)
-                .append(prefix).append(":{").append(id).append("}:").append(policy).toString();
+        // a concatenation (javac's invokedynamic strategy) sizes the bytes once and hands them to the String: one array
+        // and the String per decision, where a StringBuilder's buffer is copied again by toString()
+        return prefix + ":{" + safeIdentity(identity) + "}:" + policy;
     }
 
     /**
@@ -39,8 +39,9 @@ public final class RedisKeys {
      * past rates are different quantities: a policy switched to or from concurrency starts afresh).
      */
     public static String key(String prefix, Policy policy, String identity) {
-        String key = key(prefix, policy.name(), identity);
-        return policy.algorithm().holdsLeases() ? key + IN_FLIGHT : key;
+        return policy.algorithm().holdsLeases()
+                ? prefix + ":{" + safeIdentity(identity) + "}:" + policy.name() + IN_FLIGHT
+                : key(prefix, policy.name(), identity);
     }
 
     /** What ends the key of a concurrency policy. */

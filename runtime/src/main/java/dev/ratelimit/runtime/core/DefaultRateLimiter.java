@@ -187,14 +187,21 @@ public class DefaultRateLimiter implements RateLimiter {
         return decision.source() == Source.FAILED_CLOSED ? failClosedStatus : 429;
     }
 
-    /** One check, without the check and the list the interface's default wraps around it. */
+    /** The costs of one check of cost 1, shared: nobody writes the costs of a call (see {@link #check}). */
+    private static final long[] COST_ONE = { 1 };
+
+    /**
+     * One check, without the check and the list the interface's default wraps around it, nor arrays of its policy
+     * and cost: the registry's of the policy alone, and {@link #COST_ONE}, which the limiter and the backends only
+     * read; the key's array is the call's own.
+     */
     @Override
     public Uni<RateLimitDecision> check(String policy, String key, int cost) {
-        Policy[] ps = new Policy[1];
-        String[] keys = new String[1];
-        long[] costs = new long[1];
-        resolve(policy, key, cost, null, ps, keys, costs, 0);
-        return decide(ps, keys, costs);
+        Policy[] ps = policies.alone(policy);
+        Policy p = ps[0];
+        admissible(p, policy, null, cost);
+        return decide(ps, new String[] { RedisKeys.key(keyPrefix, p, key) },
+                cost == 1 ? COST_ONE : new long[] { cost });
     }
 
     @Override
@@ -233,6 +240,14 @@ public class DefaultRateLimiter implements RateLimiter {
     private void resolve(String policy, String key, int cost, String plan, Policy[] ps, String[] keys, long[] costs,
             int i) {
         Policy p = policies.get(policy, plan);
+        admissible(p, policy, plan, cost);
+        ps[i] = p;
+        keys[i] = RedisKeys.key(keyPrefix, p, key);
+        costs[i] = cost;
+    }
+
+    /** Says why a check of {@code cost} on {@code p} ({@code policy} on {@code plan}) can never be decided, if so. */
+    private void admissible(Policy p, String policy, String plan, int cost) {
         // a key's override may raise the capacity: the backend replies a cost it can never admit as such
         if (cost > p.capacity() && !p.overrides()) {
             String attribute = p.algorithm().usesBurst() ? "burst" : "limit";
@@ -242,9 +257,6 @@ public class DefaultRateLimiter implements RateLimiter {
                     + "; lower the cost or raise " + (onPlan ? PolicyValidator.planProperty(p.name(), plan, attribute)
                             : PolicyValidator.property(p.name(), attribute)));
         }
-        ps[i] = p;
-        keys[i] = RedisKeys.key(keyPrefix, p, key);
-        costs[i] = cost;
     }
 
     private Uni<RateLimitDecision> decide(Policy[] ps, String[] keys, long[] costs) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiFunction;
 
 import dev.ratelimit.PolicyDecision;
@@ -100,11 +101,24 @@ final class RemoteDecisions {
     }
 
     /**
-     * A decision by the backend, as one object per call rather than a chain of Mutiny operators
-     * (each of which Quarkus decorates): on subscription it consults the deny cache and the breaker,
-     * then calls the backend under the shared {@link CallTimeouts}.
+     * A decision by the backend, as one object per call rather than a chain of Mutiny operators (each of which Quarkus
+     * decorates): on subscription it consults the deny cache and the breaker, then calls the backend under the shared
+     * {@link CallTimeouts}. The first subscription's call is this object itself (the caller's {@code Uni}, its
+     * subscription, the backend's subscriber and the call watched for its timeout); a later one (a retry, a reused
+     * {@code Uni}) is another call, made by a copy of its own.
      */
-    private final class RemoteDecision<T> extends AbstractUni<T> {
+    private final class RemoteDecision<T> extends AbstractUni<T>
+            implements CallTimeouts.Watched, UniSubscriber<BackendReply>, UniSubscription {
+        @SuppressWarnings("rawtypes")
+        private static final AtomicIntegerFieldUpdater<RemoteDecision> STATE = AtomicIntegerFieldUpdater
+                .newUpdater(RemoteDecision.class, "state");
+        @SuppressWarnings("rawtypes")
+        private static final AtomicReferenceFieldUpdater<RemoteDecision, UniSubscription> UPSTREAM =
+                AtomicReferenceFieldUpdater.newUpdater(RemoteDecision.class, UniSubscription.class, "upstream");
+        /** {@link #state}: not subscribed yet; the call of the first subscription, running; that call ended. */
+        private static final int FRESH = 0, RUNNING = 1, DONE = 2;
+
+        // what is asked, the same at every subscription
         private final Policy[] ps;
         private final String[] keys;
         private final long[] costs;
@@ -117,6 +131,21 @@ final class RemoteDecisions {
         /** How far ahead the call may take its turn, in µs ({@link RateLimitBackend#decideInTurn}); 0: none. */
         private final long turn;
         private final BiFunction<RateLimitDecision, BackendReply, T> result;
+
+        // the call of the first subscription, set on the subscribing thread before the call is handed to anyone
+        private volatile int state;
+        /** The name of the slots this call's concurrency policies take; null when it has none. */
+        private String lease;
+        /** The caller; dropped once answered (the timeouts' queue may hold this call a little longer). */
+        private UniSubscriber<? super T> downstream;
+        /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
+        private Object trace;
+        /** The reply the decision was made of; null when the deny cache or a failure mode answered. */
+        private BackendReply decidedBy;
+        private volatile UniSubscription upstream;
+        private int permit;
+        /** When the call was sent (0: not sent); it expires one timeout later. */
+        private long sentAt;
 
         RemoteDecision(Policy[] ps, String[] keys, long[] costs, long[] charged, Lease.Ids leases, boolean reserve,
                 long turn, BiFunction<RateLimitDecision, BackendReply, T> result) {
@@ -132,61 +161,40 @@ final class RemoteDecisions {
 
         @Override
         public void subscribe(UniSubscriber<? super T> downstream) {
+            if (state != FRESH || !STATE.compareAndSet(this, FRESH, RUNNING)) {
+                // subscribed again: another call, with a state of its own
+                new RemoteDecision<>(ps, keys, costs, charged, leases, reserve, turn, result).subscribe(downstream);
+                return;
+            }
             // here, on the caller's thread, where the caller's span is current; before the caller can cancel
-            RemoteCall<T> call = new RemoteCall<>(this, leases == null ? null : leases.next(), downstream,
-                    tracing.start());
-            downstream.onSubscribe(call);
-            if (call.finished()) {
+            this.lease = leases == null ? null : leases.next();
+            this.downstream = downstream;
+            this.trace = tracing.start();
+            downstream.onSubscribe(this);
+            if (state == DONE) {
                 return; // cancelled at once: no permit, no call
             }
             RateLimitDecision immediate;
             try {
-                immediate = call.start();
+                immediate = start();
             } catch (RuntimeException e) {
-                if (call.claim()) {
-                    call.abandoned(e);
+                if (claim()) {
+                    abandoned(e);
+                    this.downstream = null;
                     downstream.onFailure(e);
                 }
                 return;
             }
-            if (immediate != null && call.claim()) {
+            if (immediate != null && claim()) {
+                this.downstream = null;
                 downstream.onItem(result.apply(immediate, null));
             }
         }
-    }
-
-    /** One backend call in flight: the backend's subscriber, the caller's subscription, and watched for its timeout. */
-    private final class RemoteCall<T> extends CallTimeouts.Watched implements UniSubscriber<BackendReply>,
-            UniSubscription {
-        @SuppressWarnings("rawtypes")
-        private static final AtomicIntegerFieldUpdater<RemoteCall> DONE = AtomicIntegerFieldUpdater
-                .newUpdater(RemoteCall.class, "done");
-
-        private final RemoteDecision<T> request;
-        /** The name of the slots this call's concurrency policies take; null when it has none. */
-        private final String lease;
-        private final UniSubscriber<? super T> downstream;
-        /** The reply the decision was made of; null when the deny cache or a failure mode answered. */
-        private BackendReply decidedBy;
-        private volatile int done;
-        private volatile UniSubscription upstream;
-        private int permit;
-        private long sentAt;
-        /** What the decision is traced on ({@link RateLimitTracing#start()}), or null. */
-        private final Object trace;
-
-        RemoteCall(RemoteDecision<T> request, String lease, UniSubscriber<? super T> downstream, Object trace) {
-            this.request = request;
-            this.lease = lease;
-            this.downstream = downstream;
-            this.trace = trace;
-        }
 
         /** Answers at once (deny cache, open breaker) or calls the backend and returns null. */
-        RateLimitDecision start() {
-            Policy[] ps = request.ps;
-            if (denyCache != null && request.turn == 0) {
-                List<PolicyDecision> cached = denyCache.lookup(ps, request.keys, request.costs);
+        private RateLimitDecision start() {
+            if (denyCache != null && turn == 0) {
+                List<PolicyDecision> cached = denyCache.lookup(ps, keys, costs);
                 if (cached != null) {
                     // all-or-nothing: one policy known to deny is enough, and Redis is not asked
                     return recorded(new RateLimitDecision(false, cached, Source.DENY_CACHE), 0);
@@ -198,25 +206,23 @@ final class RemoteDecisions {
             }
             sentAt = System.nanoTime();
             timeouts.watch(this, sentAt); // one clock read for the latency, the deny cache and the deadline
-            AbstractUni.subscribe(request.reserve
-                    ? backend.reserve(ps, request.keys, request.charged, RateLimitBackend.BACKEND_CLOCK, lease)
-                    : request.turn > 0
-                            ? backend.decideInTurn(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK,
-                                    request.turn)
-                            : backend.decide(ps, request.keys, request.costs, RateLimitBackend.BACKEND_CLOCK, false,
-                                    lease),
+            AbstractUni.subscribe(reserve
+                    ? backend.reserve(ps, keys, charged, RateLimitBackend.BACKEND_CLOCK, lease)
+                    : turn > 0
+                            ? backend.decideInTurn(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, turn)
+                            : backend.decide(ps, keys, costs, RateLimitBackend.BACKEND_CLOCK, false, lease),
                     this);
             return null;
         }
 
-        boolean claim() {
-            return DONE.compareAndSet(this, 0, 1);
+        private boolean claim() {
+            return STATE.compareAndSet(this, RUNNING, DONE);
         }
 
         @Override
         public void onSubscribe(UniSubscription subscription) {
             upstream = subscription;
-            if (done != 0) {
+            if (state == DONE) {
                 subscription.cancel(); // already timed out or cancelled
             }
         }
@@ -232,12 +238,17 @@ final class RemoteDecisions {
         }
 
         @Override
-        protected boolean finished() {
-            return done != 0;
+        public boolean finished() {
+            return state == DONE;
         }
 
         @Override
-        protected void expire() {
+        public long startedAt() {
+            return sentAt;
+        }
+
+        @Override
+        public void expire() {
             if (claim()) {
                 cancelUpstream();
                 // the failure's answer frees the slots the call may still take (see decide)
@@ -251,12 +262,13 @@ final class RemoteDecisions {
                 cancelUpstream();
                 freeUnanswered();
                 abandoned(null);
+                downstream = null;
             }
         }
 
         /** What frees the slots the backend's charge took, or null. */
         private Lease lease() {
-            return lease == null ? null : new Lease(backend, request.ps, request.keys, request.costs, lease);
+            return lease == null ? null : new Lease(backend, ps, keys, costs, lease);
         }
 
         /**
@@ -273,6 +285,7 @@ final class RemoteDecisions {
         private void cancelUpstream() {
             UniSubscription u = upstream;
             if (u != null) {
+                upstream = null;
                 u.cancel();
             }
         }
@@ -281,25 +294,31 @@ final class RemoteDecisions {
             if (!claim()) {
                 return; // timed out or cancelled: freeUnanswered() saw to any slots
             }
+            // answered: nothing left to cancel, and the backend's call need not outlive it in the timeouts' queue
+            // (an ordered store, no fence: only a cancellation, which now finds the call claimed, would read it)
+            UPSTREAM.lazySet(this, null);
             answer(reply, error);
         }
 
         /** Answers the caller, once the call is claimed: the decision, or the failure to make one. */
         private void answer(BackendReply reply, Throwable error) {
+            UniSubscriber<? super T> d = downstream;
+            downstream = null; // the timeouts' queue may hold this call for a tick more: not the caller with it
             T t;
             try {
-                t = request.result.apply(decide(reply, error), decidedBy);
+                t = result.apply(decide(reply, error), decidedBy);
             } catch (RuntimeException e) {
                 abandoned(e);
-                downstream.onFailure(e);
+                d.onFailure(e);
                 return;
+            } finally {
+                decidedBy = null;
             }
-            downstream.onItem(t);
+            d.onItem(t);
         }
 
         /** The decision for a reply, or for a failure (the failure mode's). */
         private RateLimitDecision decide(BackendReply reply, Throwable error) {
-            Policy[] ps = request.ps;
             // one clock read for the latency and the breaker (none when neither wants it)
             long now = metrics != RateLimitMetrics.NONE || breaker != null ? System.nanoTime() : 0;
             if (metrics != RateLimitMetrics.NONE) {
@@ -330,10 +349,10 @@ final class RemoteDecisions {
                 breaker.onSuccess(permit, now);
             }
             if (denyCache != null && !d.allowed()) {
-                denyCache.remember(ps, request.keys, request.charged, reply, sentAt);
+                denyCache.remember(ps, keys, charged, reply, sentAt);
             }
             decidedBy = reply;
-            if (request.charged != request.costs && !d.allowed()) {
+            if (charged != costs && !d.allowed()) {
                 return d; // a slice refused: no decision of the call, which is decided alone next
             }
             return recorded(d, reply.runSize());
@@ -341,20 +360,19 @@ final class RemoteDecisions {
 
         /** The failure mode's decision, recorded; {@code failure} is null when the breaker refused the call. */
         private RateLimitDecision failureDecision(Throwable failure) {
-            RemoteDecision<T> r = request;
-            return recorded(failureModes.decide(r.ps, r.keys, r.costs, lease, failure), 0);
+            return recorded(failureModes.decide(ps, keys, costs, lease, failure), 0);
         }
 
         /** Counts and traces the decision; {@code runSize}: see {@link RateLimitTracing#decided}. */
         private RateLimitDecision recorded(RateLimitDecision d, int runSize) {
-            counts.counted(request.ps, request.keys, d);
+            counts.counted(ps, keys, d);
             if (trace != null) {
                 tracing.decided(trace, d, DecidedBy.of(d.source(), false), runSize);
             }
             return d;
         }
 
-        void abandoned(Throwable failure) {
+        private void abandoned(Throwable failure) {
             if (trace != null) {
                 tracing.abandoned(trace, failure);
             }

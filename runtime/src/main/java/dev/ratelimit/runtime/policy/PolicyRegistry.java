@@ -1,6 +1,7 @@
 package dev.ratelimit.runtime.policy;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -24,6 +25,8 @@ public final class PolicyRegistry {
     static final int MAX_UNKNOWN_PLANS_LOGGED = 100;
 
     private final Map<String, Policy> policies;
+    /** Per policy, an array of it (its base plan) alone, made once: see {@link #alone}. */
+    private final Map<String, Policy[]> alone;
     /** Per policy that has plans, its plans by name. */
     private final Map<String, Map<String, Policy>> plans;
     /** Per policy, the unknown plan names already logged. */
@@ -42,6 +45,9 @@ public final class PolicyRegistry {
      */
     public PolicyRegistry(Map<String, Policy> policies, Map<String, Map<String, Policy>> plans) {
         this.policies = Map.copyOf(policies);
+        Map<String, Policy[]> alone = new HashMap<>();
+        this.policies.forEach((name, p) -> alone.put(name, new Policy[] { p }));
+        this.alone = Map.copyOf(alone);
         Map<String, Map<String, Policy>> copy = new TreeMap<>();
         plans.forEach((name, named) -> {
             if (!named.isEmpty()) {
@@ -60,6 +66,18 @@ public final class PolicyRegistry {
                     + " and " + PolicyValidator.property(name, "window"));
         }
         return p;
+    }
+
+    /**
+     * The policy of that name (its base plan) as the one policy of a call: an array made once and shared by every call
+     * of it alone, which nobody may write (the limiter and the backends only read the policies of a call).
+     */
+    public Policy[] alone(String name) {
+        Policy[] ps = alone.get(name);
+        if (ps == null) {
+            get(name); // says which policies there are
+        }
+        return ps;
     }
 
     /**

@@ -32,15 +32,23 @@ public final class CallTimeouts {
 
     private static final Logger LOG = Logger.getLogger(CallTimeouts.class);
 
-    /** A call being watched. */
-    public abstract static class Watched {
-        long deadline;
+    /**
+     * A call being watched. An interface, so that the object that is the call (a {@code Uni}, its subscription, the
+     * backend's subscriber) is also what is watched, rather than one object more per call.
+     */
+    public interface Watched {
 
         /** Whether the call already ended (answered, failed or cancelled): nothing to do. */
-        protected abstract boolean finished();
+        boolean finished();
 
         /** The timeout passed: end the call. */
-        protected abstract void expire();
+        void expire();
+
+        /**
+         * When the call started, on {@link System#nanoTime()}'s clock: the time it was watched from
+         * ({@link CallTimeouts#watch(Watched, long)}), which the call keeps (it expires one timeout later).
+         */
+        long startedAt();
     }
 
     /**
@@ -64,14 +72,11 @@ public final class CallTimeouts {
         this.shared = new Lane(new ConcurrentLinkedQueue<>(), scheduler, false);
     }
 
-    /** Starts watching a call that starts now. */
-    public void watch(Watched call) {
-        watch(call, System.nanoTime());
-    }
-
-    /** Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it. */
+    /**
+     * Starts watching a call that started at {@code now}, as {@link System#nanoTime()} read it: what its
+     * {@link Watched#startedAt()} says.
+     */
     public void watch(Watched call, long now) {
-        call.deadline = now + timeoutNanos;
         lane().watch(call, now);
     }
 
@@ -118,7 +123,8 @@ public final class CallTimeouts {
         }
 
         private void scheduleSweep() {
-            if (sweepScheduled.compareAndSet(false, true)) {
+            // read first: nearly every call finds the sweep scheduled, and a failed compare-and-set still writes
+            if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
                 sweepDue = System.nanoTime() + tickNanos;
                 try {
                     scheduler.schedule(this::sweep, tickNanos, TimeUnit.NANOSECONDS);
@@ -144,7 +150,7 @@ public final class CallTimeouts {
                     Watched head;
                     while ((head = started.peek()) != null) {
                         boolean finished = head.finished();
-                        if (!finished && head.deadline - now > 0) {
+                        if (!finished && head.startedAt() + timeoutNanos - now > 0) {
                             break; // the oldest running call is not due: none behind it is
                         }
                         started.poll();

@@ -32,9 +32,16 @@ class CallTimeoutsTest {
         scheduler.shutdownNow();
     }
 
+    /** Watches a call that starts now. */
+    static void watch(CallTimeouts timeouts, Call call) {
+        call.startedAt = System.nanoTime();
+        timeouts.watch(call, call.startedAt);
+    }
+
     /** A call that records its expiry, and may throw from it. */
-    static final class Call extends CallTimeouts.Watched {
+    static final class Call implements CallTimeouts.Watched {
         final AtomicBoolean finished = new AtomicBoolean();
+        long startedAt;
         final CountDownLatch expired = new CountDownLatch(1);
         final AtomicInteger expiries = new AtomicInteger();
         final boolean throwing;
@@ -46,12 +53,17 @@ class CallTimeoutsTest {
         }
 
         @Override
-        protected boolean finished() {
+        public boolean finished() {
             return finished.get();
         }
 
         @Override
-        protected void expire() {
+        public long startedAt() {
+            return startedAt;
+        }
+
+        @Override
+        public void expire() {
             expiries.incrementAndGet();
             expiredAt = System.nanoTime();
             expiredOn = Thread.currentThread();
@@ -69,9 +81,9 @@ class CallTimeoutsTest {
         Call answered = new Call(false);
         Call overdue = new Call(false);
         long start = System.nanoTime();
-        timeouts.watch(throwing);
-        timeouts.watch(answered);
-        timeouts.watch(overdue);
+        watch(timeouts, throwing);
+        watch(timeouts, answered);
+        watch(timeouts, overdue);
         answered.finished.set(true); // answered before its timeout
         assertTrue(throwing.expired.await(2, TimeUnit.SECONDS), "the throwing call expired");
         assertTrue(overdue.expired.await(2, TimeUnit.SECONDS), "the call behind it expired too");
@@ -80,7 +92,7 @@ class CallTimeoutsTest {
 
         // and the sweep still works for calls started afterwards
         Call later = new Call(false);
-        timeouts.watch(later);
+        watch(timeouts, later);
         assertTrue(later.expired.await(2, TimeUnit.SECONDS), "a later call expired");
         Thread.sleep(200);
         assertEquals(0, answered.expiries.get(), "an answered call is never expired");
@@ -112,8 +124,8 @@ class CallTimeoutsTest {
         };
         try {
             CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(100), pausing);
-            timeouts.watch(answeredDuringThePause);
-            timeouts.watch(unanswered);
+            watch(timeouts, answeredDuringThePause);
+            watch(timeouts, unanswered);
             assertTrue(unanswered.expired.await(3, TimeUnit.SECONDS), "what Redis did not answer still expires");
             Thread.sleep(100);
             assertEquals(0, answeredDuringThePause.expiries.get(), "a call answered during the pause is not expired");
@@ -139,11 +151,11 @@ class CallTimeoutsTest {
         try {
             CallTimeouts timeouts = new CallTimeouts(Duration.ofMillis(50), losing);
             Call first = new Call(false);
-            timeouts.watch(first);
+            watch(timeouts, first);
             Thread.sleep(400); // well past timeout + 4 ticks: the lost sweep is overdue
             assertEquals(1, first.expired.getCount(), "nothing swept yet: the only sweep was lost");
             Call next = new Call(false);
-            timeouts.watch(next);
+            watch(timeouts, next);
             assertTrue(first.expired.await(2, TimeUnit.SECONDS), "the next call's sweep expired the first call");
             assertTrue(next.expired.await(2, TimeUnit.SECONDS), "and the next one at its own timeout");
         } finally {
@@ -174,8 +186,8 @@ class CallTimeoutsTest {
             long start = System.nanoTime();
             vertx.getOrCreateContext().runOnContext(v -> {
                 loop.set(Thread.currentThread());
-                timeouts.watch(unanswered);
-                timeouts.watch(answered);
+                watch(timeouts, unanswered);
+                watch(timeouts, answered);
                 answered.finished.set(true);
             });
             assertTrue(unanswered.expired.await(2, TimeUnit.SECONDS), "the unanswered call expired");
@@ -204,8 +216,8 @@ class CallTimeoutsTest {
             Call answeredDuringThePause = new Call(false);
             Call unanswered = new Call(false);
             vertx.getOrCreateContext().runOnContext(v -> {
-                timeouts.watch(answeredDuringThePause);
-                timeouts.watch(unanswered);
+                watch(timeouts, answeredDuringThePause);
+                watch(timeouts, unanswered);
                 // due after the first sweep (a tick, 6.25 ms), run after it once the loop goes on
                 vertx.setTimer(20, t -> answeredDuringThePause.finished.set(true));
                 try {

@@ -273,6 +273,12 @@ public class RedisBackend implements RateLimitBackend {
     /** One script call; {@code batched}: it may go in a batch run with others. */
     private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode,
             boolean batched) {
+        if (policies.length == 1 && costs[0] == 1 && nowMicros < 0 && mode == CHARGE) {
+            // the common call, whose arguments are all the policy's: made once (see Encoded#chargeOfOne), as below
+            Policy p = policies[0];
+            return executor.execute(byAlgorithm.get(p.algorithm()), batched ? batch : null, policyTable, policies,
+                    keys, encodedPolicy(p).chargeOfOne, p.overrides() ? r -> reply(r, 1) : RedisBackend::reply);
+        }
         String[] args = new String[2 + policies.length * 6];
         args[0] = nowMicros < 0 ? "" : Long.toString(nowMicros);
         args[1] = mode;
@@ -301,13 +307,23 @@ public class RedisBackend implements RateLimitBackend {
      * tests may build several policies of one name.
      */
     private String[] encoded(Policy p) {
+        return encodedPolicy(p).args;
+    }
+
+    private Encoded encodedPolicy(Policy p) {
         Encoded e = encodedPolicies.get(p.name());
         if (e == null || e.policy != p) {
-            e = new Encoded(p, new String[] { p.algorithm().configName(), Long.toString(p.limit()),
-                    Long.toString(p.windowMicros()), Long.toString(p.burst()), flags(p) });
+            String[] fixed = { p.algorithm().configName(), Long.toString(p.limit()), Long.toString(p.windowMicros()),
+                    Long.toString(p.burst()), flags(p) };
+            String[] one = new String[2 + 6];
+            one[0] = ""; // the backend's clock
+            one[1] = CHARGE;
+            System.arraycopy(fixed, 0, one, 2, PolicyTable.FIXED);
+            one[2 + PolicyTable.FIXED] = PolicyTable.cost(1);
+            e = new Encoded(p, fixed, one);
             encodedPolicies.put(p.name(), e);
         }
-        return e.args;
+        return e;
     }
 
     /**
@@ -318,7 +334,11 @@ public class RedisBackend implements RateLimitBackend {
         return (p.overrides() ? "O" : "") + (p.shadow() ? "1" : p.locksOut() ? "L" + p.blockForMicros() : "0");
     }
 
-    private record Encoded(Policy policy, String[] args) {
+    /**
+     * A policy's fixed arguments, and the whole arguments of a charge of cost 1 of it alone on the backend's clock
+     * (the common call), shared by every such call: nothing writes a call's arguments once made.
+     */
+    private record Encoded(Policy policy, String[] args, String[] chargeOfOne) {
     }
 
     private Uni<BackendReply> decideAcrossSlots(Policy[] policies, String[] keys, long[] costs, long nowMicros, boolean dryRun,
