@@ -127,14 +127,20 @@ LINEAR[bucket] = true
 
 -- A refund (see settle in decide.lua): the key's time moves back by `units` units, never before now (a
 -- bucket holds at most its burst), whenever the reservation was charged. A key holding another
--- algorithm's value, or none, is left alone.
-local function bucket_refund(key, limit, window, burst, at, units)
+-- algorithm's value, or none, is left alone. A leased slice's give-back (`lapsed`) moves it back by the time
+-- those units took less the time passed since the charge at `at`: what may have refilled since (the bucket full
+-- meanwhile, then charged by others) is not given twice, so leasing stays within its bound.
+local function bucket_refund(key, limit, window, burst, at, units, lapsed)
   local v = kv_get(key)
   if not v then return end
   local a, b = bucket_parse(v, limit)
   if not a or a < now or (a == now and b == 0) then return end
   local qw = floor(window / limit)
   local na, nb = bucket_add(a, b, -units, qw, window - qw * limit, limit)
+  if lapsed and now > at then
+    na = na + (now - at)
+    if na > a or (na == a and nb >= b) then return end
+  end
   if na < now then na, nb = now, 0 end
   local value = na
   if nb ~= 0 then value = { na, nb, den = limit } end

@@ -125,8 +125,9 @@ local function decide_one(key, name, limit, window, burst, shadow, cost, dry, as
 end
 
 -- Settles each policy of a reservation charged at `at` (its cost argument: the units given back, or when
--- negative the units charged more), before the call is read as it then stands.
-local function settle(k, n, a, policies, at)
+-- negative the units charged more), before the call is read as it then stands. `lapsed`: a leased slice given
+-- back (mode G), whose refund counts the time since its charge (see bucket_refund).
+local function settle(k, n, a, policies, at, lapsed)
   for i = 1, n do
     local name, limit, window, burst, shadow, units = policy_of(a, i, policies)
     if units ~= 0 and overrides(shadow) then
@@ -134,7 +135,7 @@ local function settle(k, n, a, policies, at)
     end
     if units > 0 then
       local refund = R[name]
-      if refund then refund(KEYS[k + i], limit, window, burst, at, units) end
+      if refund then refund(KEYS[k + i], limit, window, burst, at, units, lapsed) end
     elseif units < 0 then
       local debit = D[name]
       if debit then debit(KEYS[k + i], limit, window, burst, -units) end
@@ -149,9 +150,9 @@ local function decide(k, n, a, policies, res, o)
   local kind = sub(mode, 1, 1)
   local reserve = kind == 'R'
   -- after a settlement, each policy is read as it stands, for one unit (as a state read)
-  local ones = kind == 'S'
+  local ones = kind == 'S' or kind == 'G'
   if ones then
-    settle(k, n, a, policies, tonumber(sub(mode, 2)))
+    settle(k, n, a, policies, tonumber(sub(mode, 2)), kind == 'G')
     mode = '2'
   elseif kind == 'W' then
     turn = tonumber(sub(mode, 2))

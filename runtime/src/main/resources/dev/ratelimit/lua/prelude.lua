@@ -13,7 +13,8 @@
 --          id unique to the call, see concurrency.lua); 'R' (or 'R<lease>') to charge a reservation:
 --          as '0', and the reply's first value is the time of the charge (microseconds) instead of 1
 --          when admitted; 'S<at>' to settle a reservation charged at <at>: each policy's cost is the
---          units it gives back, and the reply is the state as it then stands (as '2'); '3' as '2', but a denial locks its key out as a
+--          units it gives back, and the reply is the state as it then stands (as '2'); 'G<at>' as 'S<at>', the give-back
+--          of a leased slice (a bucket gets back less the time passed since <at>); '3' as '2', but a denial locks its key out as a
 --          charge's would (see decide.lua: the first pass of a call across cluster slots); 'W<us>' as '0',
 --          a bucket policy taking the next turn within <us> microseconds when the cost does not fit now
 --          (see bucket.lua: a call that waits, max-wait).

@@ -268,10 +268,23 @@ final class ReferenceModel {
      * concurrency policy has nothing to settle). Then replies each key's state as it stands, read for one unit.
      */
     long[] settle(Limit[] configured, String[] keys, long[] refunds, long at, long nowMicros) {
+        return settle(configured, keys, refunds, at, nowMicros, false);
+    }
+
+    /**
+     * Gives back what a leased slice charged at {@code at} did not use: as {@link #settle}, except that a bucket's
+     * time moves back by the time those units took less the time passed since {@code at} (nothing when that is not
+     * positive): what may have refilled since is not given back.
+     */
+    long[] giveBack(Limit[] configured, String[] keys, long[] unused, long at, long nowMicros) {
+        return settle(configured, keys, unused, at, nowMicros, true);
+    }
+
+    private long[] settle(Limit[] configured, String[] keys, long[] refunds, long at, long nowMicros, boolean slice) {
         Limit[] limits = applying(configured, keys, nowMicros);
         for (int i = 0; i < limits.length; i++) {
             if (refunds[i] > 0) {
-                refund(limits[i], keys[i], refunds[i], at, nowMicros);
+                refund(limits[i], keys[i], refunds[i], at, nowMicros, slice);
             } else if (refunds[i] < 0) {
                 debit(limits[i], keys[i], -refunds[i], nowMicros);
             }
@@ -341,7 +354,7 @@ final class ReferenceModel {
         }
     }
 
-    private void refund(Limit p, String key, long units, long at, long t) {
+    private void refund(Limit p, String key, long units, long at, long t, boolean slice) {
         long w = p.windowMicros();
         switch (p.algorithm()) {
             case "token-bucket", "leaky-bucket", "gcra" -> {
@@ -349,6 +362,12 @@ final class ReferenceModel {
                 Rational now = Rational.of(t);
                 if (tat != null && tat.compareTo(now) > 0) {
                     Rational back = tat.subtract(Rational.of(w, p.limit()).multiply(units));
+                    if (slice && t > at) {
+                        back = back.add(Rational.of(t - at));
+                        if (back.compareTo(tat) >= 0) {
+                            return;
+                        }
+                    }
                     states.put(key, new BucketState(Rational.max(back, now), p.limit()));
                 }
             }

@@ -49,6 +49,11 @@ public final class ScriptRunner implements AutoCloseable {
             return new Call(limits, keys, refunds, now, false, null, "S" + at);
         }
 
+        /** The give-back of a leased slice charged at {@code at}: {@code unused} per policy (mode G<at>). */
+        static Call giveBack(Limit[] limits, String[] keys, long[] unused, long at, long now) {
+            return new Call(limits, keys, unused, now, false, null, "G" + at);
+        }
+
         /** The mode argument: a charge of a call holding concurrency slots names its lease. */
         String mode() {
             if (kind != null) {

@@ -86,6 +86,20 @@ final class BucketAlgorithm implements InProcessAlgorithm {
     /** The key's time moves back by {@code units} units, never before now (bucket_refund in bucket.lua). */
     @Override
     public State refund(State st, long now, long limit, long window, long burst, long at, long units) {
+        return refund(st, now, limit, window, units, -1);
+    }
+
+    /**
+     * The key's time moves back by the time {@code units} units took less the time passed since the charge at
+     * {@code at}, never before now (bucket_refund in bucket.lua, a leased slice's give-back).
+     */
+    @Override
+    public State giveBack(State st, long now, long limit, long window, long burst, long at, long units) {
+        return refund(st, now, limit, window, units, at);
+    }
+
+    /** A refund; {@code lapsedSince} >= 0: less the time passed since then. */
+    private static State refund(State st, long now, long limit, long window, long units, long lapsedSince) {
         if (!(st instanceof BucketState bucket)) {
             return st;
         }
@@ -99,6 +113,12 @@ final class BucketAlgorithm implements InProcessAlgorithm {
         long carry = Math.floorDiv(nb, limit);
         long na = t[0] - units * qw + carry;
         nb -= carry * limit;
+        if (lapsedSince >= 0 && now > lapsedSince) {
+            na += now - lapsedSince;
+            if (na > t[0] || (na == t[0] && nb >= t[1])) {
+                return st;
+            }
+        }
         if (na < now) {
             na = now;
             nb = 0;

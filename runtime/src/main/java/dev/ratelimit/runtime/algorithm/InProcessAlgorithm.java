@@ -61,6 +61,15 @@ public interface InProcessAlgorithm {
     }
 
     /**
+     * Gives back {@code units} a leased slice charged at {@code at} did not use (mode {@code G} of the scripts): as
+     * {@link #refund}, except that a bucket gets back only what cannot have refilled since the charge (see
+     * {@code bucket_refund} in {@code bucket.lua}).
+     */
+    default State giveBack(State stored, long now, long limit, long window, long burst, long at, long units) {
+        return refund(stored, now, limit, window, burst, at, units);
+    }
+
+    /**
      * Charges {@code units} more at {@code now} to a key whose stored state is {@code stored} (null: none, or expired),
      * for a reservation whose work cost more than it reserved: into debt if need be, at most one capacity beyond it
      * (the debit of the algorithm's script in {@code D}). Returns the state to store. By default nothing is charged.

@@ -70,6 +70,24 @@ public interface RateLimitBackend {
     Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt, long nowMicros);
 
     /**
+     * Gives back what a leased slice charged at {@code chargedAt} did not use ({@code unused[i]} units, never
+     * negative): as {@link #settle}, except that a bucket policy gets back only what cannot have refilled since the
+     * charge (moved back by the time those units took less the time passed since), so that what was given back is
+     * never given twice and leasing keeps its bound. By default the window policies are settled and the bucket
+     * policies keep their units: a backend that does not know the difference must not give a bucket more.
+     */
+    default Uni<BackendReply> giveBack(Policy[] policies, String[] keys, long[] unused, long[] chargedAt,
+            long nowMicros) {
+        long[] refunds = unused.clone();
+        for (int i = 0; i < policies.length; i++) {
+            if (policies[i].algorithm().usesBurst()) {
+                refunds[i] = 0;
+            }
+        }
+        return settle(policies, keys, refunds, chargedAt, nowMicros);
+    }
+
+    /**
      * Frees the slots the {@code concurrency} policies among {@code policies} took for {@code lease} (the other
      * policies are ignored), on the backend's clock; see {@link #release(Policy[], String[], long[], String, long)}.
      */

@@ -172,7 +172,7 @@ final class LeasedDecisions {
     /** Gives back what a slice did not use; should it fail, the units stay charged (the policy admits less, never more). */
     private Uni<Void> settle(Ending e) {
         metrics.leaseReturned(e.policy().name(), e.unused());
-        return DirectCalls.within(backend.settle(new Policy[] { e.policy() }, new String[] { e.key() },
+        return DirectCalls.within(backend.giveBack(new Policy[] { e.policy() }, new String[] { e.key() },
                 new long[] { e.unused() }, new long[] { e.chargedAtMicros() }, RateLimitBackend.BACKEND_CLOCK), timeout)
                 .replaceWithVoid();
     }

@@ -116,6 +116,22 @@ public class LocalBackend implements RateLimitBackend {
      */
     public BackendReply settleNow(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
             long nowMicros) {
+        return settleNow(policies, keys, refunds, chargedAt, nowMicros, false);
+    }
+
+    @Override
+    public Uni<BackendReply> giveBack(Policy[] policies, String[] keys, long[] unused, long[] chargedAt,
+            long nowMicros) {
+        return Uni.createFrom().item(() -> giveBackNow(policies, keys, unused, chargedAt, nowMicros));
+    }
+
+    /** A leased slice's give-back ({@link RateLimitBackend#giveBack}, {@link InProcessAlgorithm#giveBack}). */
+    public BackendReply giveBackNow(Policy[] policies, String[] keys, long[] unused, long[] chargedAt, long nowMicros) {
+        return settleNow(policies, keys, unused, chargedAt, nowMicros, true);
+    }
+
+    private BackendReply settleNow(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt, long nowMicros,
+            boolean slice) {
         long now = nowMicros < 0 ? nowMicros() : nowMicros;
         int[] stripes = locks.lock(keys);
         try {
@@ -130,7 +146,9 @@ public class LocalBackend implements RateLimitBackend {
                 State stored = states.get(keys[i]);
                 State live = stored != null && stored.expiresAt() <= now ? null : stored;
                 InProcessAlgorithm algorithm = p.algorithm().inProcess();
-                State next = refunds[i] > 0
+                State next = refunds[i] > 0 && slice
+                        ? algorithm.giveBack(live, now, p.limit(), p.windowMicros(), p.burst(), chargedAt[i], refunds[i])
+                        : refunds[i] > 0
                         ? algorithm.refund(live, now, p.limit(), p.windowMicros(), p.burst(), chargedAt[i], refunds[i])
                         : algorithm.debit(live, now, p.limit(), p.windowMicros(), p.burst(), -refunds[i]);
                 if (next != live) {

@@ -115,6 +115,18 @@ public class RedisBackend implements RateLimitBackend {
     @Override
     public Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt,
             long nowMicros) {
+        return settle(policies, keys, refunds, chargedAt, nowMicros, SETTLE);
+    }
+
+    /** As {@link #settle}, in mode {@code G}: a bucket gets back less the time passed since the charge. */
+    @Override
+    public Uni<BackendReply> giveBack(Policy[] policies, String[] keys, long[] unused, long[] chargedAt,
+            long nowMicros) {
+        return settle(policies, keys, unused, chargedAt, nowMicros, GIVE_BACK);
+    }
+
+    private Uni<BackendReply> settle(Policy[] policies, String[] keys, long[] refunds, long[] chargedAt, long nowMicros,
+            String kind) {
         Map<String, List<Integer>> groups = new LinkedHashMap<>();
         for (int i = 0; i < policies.length; i++) {
             String group = (cluster ? RedisKeys.hashTag(keys[i]) : "") + '@' + chargedAt[i];
@@ -123,7 +135,7 @@ public class RedisBackend implements RateLimitBackend {
         BackendReply.Builder merged = BackendReply.builder(policies.length);
         Uni<Void> done = Uni.createFrom().voidItem();
         for (List<Integer> part : groups.values()) {
-            String mode = SETTLE + chargedAt[part.get(0)];
+            String mode = kind + chargedAt[part.get(0)];
             done = done.chain(() -> callPart(policies, keys, refunds, nowMicros, mode, part, false)
                     .invoke(r -> mergeInto(merged, r, part, policies)).replaceWithVoid());
         }
@@ -256,14 +268,15 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     /** Script modes (ARGV[2]): charge (see {@link PolicyTable#CHARGE}); check replying what a charge would leave; check
-     * replying the state as is; the same, locking out as a charge would; a reservation's charge; a settlement; a charge
-     * taking turns. */
+     * replying the state as is; the same, locking out as a charge would; a reservation's charge; a settlement; a leased
+     * slice's give-back; a charge taking turns. */
     private static final String CHARGE = PolicyTable.CHARGE;
     private static final String DRY_RUN = "1";
     private static final String CHECK_AS_IS = "2";
     private static final String CHECK_AND_LOCK = "3";
     private static final String RESERVE = "R";
     private static final String SETTLE = "S";
+    private static final String GIVE_BACK = "G";
     private static final String TURN = "W";
 
     private Uni<BackendReply> call(Policy[] policies, String[] keys, long[] costs, long nowMicros, String mode) {
