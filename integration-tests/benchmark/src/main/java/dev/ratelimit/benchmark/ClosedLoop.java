@@ -78,6 +78,7 @@ final class ClosedLoop {
         double redisStart = redisCpuSeconds.getAsDouble();
         java.util.Map<String, Long> jitStart = JitCpu.snapshot();
         long cpuStart = processCpuNanos();
+        long allocStart = allocatedBytes();
         long start = System.nanoTime();
         sleep(durationMillis);
         Histogram h = loop.recorder.getIntervalHistogram();
@@ -86,6 +87,7 @@ final class ClosedLoop {
         long failed = loop.failures.sumThenReset();
         long elapsed = System.nanoTime() - start;
         long cpu = processCpuNanos() - cpuStart;
+        long allocated = allocatedBytes() - allocStart;
         long jit = JitCpu.nanosBetween(jitStart, JitCpu.snapshot());
         double redisCpu = redisCpuSeconds.getAsDouble() - redisStart;
         long[] counted = counters == null ? new long[0] : counters.get();
@@ -102,7 +104,20 @@ final class ClosedLoop {
             LOG.debugf("Last failure: %s", loop.lastFailure.toString());
         }
         return new Measurement(h, ok, admitted, failed, elapsed, loop.lastFailure, cpu, jit, redisCpu * 1e9, counted,
-                tallied);
+                tallied, allocated);
+    }
+
+    /** Bytes allocated so far by every live thread of this process (a thread that ended takes its count along). */
+    static long allocatedBytes() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+                .getThreadMXBean();
+        long sum = 0;
+        for (long b : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            if (b > 0) {
+                sum += b;
+            }
+        }
+        return sum;
     }
 
     /** CPU time of this whole process (every thread: callers, clients, GC, JIT), in nanoseconds. */
@@ -203,7 +218,12 @@ final class ClosedLoop {
      */
     record Measurement(Histogram histogram, long succeeded, long admitted, long failures, long elapsedNanos,
             Throwable lastFailure, long jvmCpuNanos, long jitCpuNanos, double redisCpuNanos, long[] counted,
-            long[] tallied) {
+            long[] tallied, long allocatedBytes) {
+
+        /** Bytes the whole process allocated per call answered (callers, client, GC threads: every live thread). */
+        double allocatedPerCall() {
+            return succeeded == 0 ? Double.NaN : (double) allocatedBytes / succeeded;
+        }
 
         /** Calls answered by Redis, per second (failed and fallback calls excluded). */
         double decisionsPerSecond() {

@@ -597,11 +597,11 @@ final class LimiterSuite {
         ClosedLoop.Measurement m = ClosedLoop.run(c.operation(), keys, concurrency, settings.warmupMillis(),
                 settings.durationMillis(), eventLoops, servers::cpuSeconds, c.counters(), tallies);
         LOG.infof("%-9s %3d callers  %-34s #%d %,9.0f /s  p50 %,7.0f  p99 %,7.0f  p99.9 %,7.0f us  CPU/decision JVM %.1f (JIT %.2f)"
-                + " Redis %.1f us  Redis commands/decision %.4f%s%s%s",
+                + " Redis %.1f us  Redis commands/decision %.4f  allocated %.0f B/decision%s%s%s",
                 keys.name(), concurrency, c.name(), repetition, m.decisionsPerSecond(), m.micros(50), m.micros(99), m.micros(99.9),
                 m.jvmCpuMicrosPerCall(), m.jitCpuMicrosPerCall(), m.redisCpuMicrosPerCall(),
                 m.succeeded() == 0 ? Double.NaN : (double) m.tallied()[Tally.REDIS_COMMANDS] / m.succeeded(),
-                inRedis != null ? leasing(m.tallied(), m.succeeded()) : "",
+                m.allocatedPerCall(), inRedis != null ? leasing(m.tallied(), m.succeeded()) : "",
                 m.admitted() != m.succeeded() ? "  ADMITTED " + m.admitted() + " of " + m.succeeded() : "",
                 m.failures() > 0 ? "  FAILED " + m.failures() + " (" + m.lastFailure() + ")" : "");
         ClosedLoop.sleep(300); // let the last replies and the GC settle before the next contender
