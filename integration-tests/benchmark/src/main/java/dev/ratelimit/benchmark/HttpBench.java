@@ -206,8 +206,10 @@ final class HttpBench {
 
     private void profile(String path, String keySet, Path script) throws IOException {
         Files.createDirectories(profileDir);
-        Path file = profileDir.resolve("profile-" + path.substring(1) + "-" + keySet.replace(' ', '-') + "-" + layout.name()
-                + ".collapsed");
+        // letters, digits and dashes only: async-profiler reads its file name among options split at commas
+        // ("1 client, lease=auto" would cut it short)
+        String name = ("profile-" + path.substring(1) + "-" + keySet + "-" + layout.name()).replaceAll("[^A-Za-z0-9-]+", "-");
+        Path file = profileDir.resolve(name + ".collapsed");
         // quoted: jcmd would read an unquoted option with '=' as one of its own
         jcmd("JVMTI.agent_load", profiler, "\"start,event=cpu,interval=200us,threads\"");
         String out = wrk(url(path), script, durationMillis);
