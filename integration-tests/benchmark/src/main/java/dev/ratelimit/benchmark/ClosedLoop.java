@@ -164,10 +164,18 @@ final class ClosedLoop {
                 if (state.compareAndSet(ISSUING, WAITING)) {
                     return; // the completion continues
                 }
-                // answered on this very thread (a failure mode, a cache): continue elsewhere, so that a
-                // caller answered without I/O never spins on an event loop
+                // answered on this very thread (a slice, a failure mode, a cache): continue in a task of its own, so
+                // that a caller answered without I/O never spins on an event loop. On an event loop that task is
+                // the loop's next, as a request's would be: an application's next call of a leased key comes from
+                // its event loop, where a call to Redis is gathered into a run; from the common pool it would go
+                // alone. Off any loop (a peer's client thread), the common pool.
                 if (loop.running) {
-                    ForkJoinPool.commonPool().execute(this::next);
+                    io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+                    if (context != null && io.vertx.core.Context.isOnEventLoopThread()) {
+                        context.runOnContext(v -> next());
+                    } else {
+                        ForkJoinPool.commonPool().execute(this::next);
+                    }
                     return;
                 }
             }
