@@ -59,21 +59,8 @@ for side in a b; do
 done
 # the floor of the working tree (it is the benchmark's definition, not a revision under test)
 cp "$floor" "$work/floor.lua"
-redis=${REDIS_SERVER:-}
-if [[ -z $redis ]]; then
-  redis=$work/redis-server
-  unzip -p "${MAVEN_REPO:-$HOME/.m2/repository}/org/signal/embedded-redis/0.9.1/embedded-redis-0.9.1.jar" \
-    redis-server-7.0.15-linux-amd64 >"$redis"
-  chmod +x "$redis"
-fi
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/out.%p" \
-  "$redis" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; [[ -n ${CALLGRIND_KEEP:-} ]] || rm -rf "$work"' EXIT
-for _ in $(seq 300); do
-  if (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+# shellcheck source=redis-under-callgrind.sh
+. integration-tests/benchmark/callgrind/redis-under-callgrind.sh
 echo "a = $a ($(git rev-parse --short "$a")), b = $b ($(git rev-parse --short "$b")), $mode, $entries entries per run," \
   "$n decisions per round, $rounds rounds"
 python3 integration-tests/benchmark/callgrind/drive-batch.py "$port" "$pid" "$work" "$mode" "$algorithms" "$entries" \

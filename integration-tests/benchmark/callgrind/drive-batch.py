@@ -9,12 +9,9 @@ zeroes callgrind's counters, sends its runs (each `entries` consecutive keys of 
 the counters and reads their total. A round measures every algorithm's a and b and the floor once; the order reverses
 from one round to the next. A warm-up of each script comes first, uncounted.
 """
-import glob
-import os
-import re
-import socket
-import subprocess
 import sys
+
+from cgredis import Counters, Redis
 import time
 
 port, pid, work, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
@@ -29,36 +26,9 @@ LIMIT = 1000000  # per window, the benchmark's policies
 # visits; the buckets keep the benchmark's 1,000,000 per second.
 WINDOW_US = {"token-bucket": 1000000, "leaky-bucket": 1000000, "gcra": 1000000}
 STRETCHED_US = 100000000
-sock = socket.create_connection(("127.0.0.1", port))
-stream = sock.makefile("rb")
-
-
-def encode(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-def read():
-    line = stream.readline()
-    kind = line[:1]
-    if kind == b"-":
-        raise RuntimeError(line.decode().strip())
-    if kind in (b"+", b":"):
-        return line
-    if kind == b"$":
-        size = int(line[1:])
-        return None if size < 0 else stream.read(size + 2)[:-2]
-    if kind == b"*":
-        return [read() for _ in range(int(line[1:]))]
-    raise RuntimeError(line)
-
-
-def call(*args):
-    sock.sendall(encode(*args))
-    return read()
+redis = Redis(port)
+counters = Counters(pid, work)
+encode, call = Redis.encode, redis.call
 
 
 shas = {}
@@ -95,34 +65,27 @@ def decide(side, alg, count, earlier=False):
         pending.append(run_of(side, alg, done, size, at))
         done += size
         if len(pending) == 8 or done == count:
-            sock.sendall(b"".join(pending))
-            for _ in pending:
-                reply = read()
+            for reply in redis.pipeline(pending):
                 if side != "floor" and any(reply[i] != b":1\r\n" for i in range(0, len(reply), 5)):
                     raise RuntimeError(f"{side} {alg}: a call was not admitted: {reply[:10]}")
             pending = []
 
 
-def callgrind(*args):
-    subprocess.run(["callgrind_control", *args, pid], check=True, capture_output=True)
-
 
 sides = [(side, alg) for alg in algorithms for side in ("a", "b")] + [("floor", None)]
 for side, alg in sides:
     decide(side, alg, 2000)
-callgrind("-i", "on")
+counters.control("-i", "on")
 results = {s: [] for s in sides}
 for r in range(rounds):
     for side, alg in (sides if r % 2 == 0 else list(reversed(sides))):
         call("FLUSHALL")
         decide(side, alg, KEYS, earlier=True)
         decide(side, alg, KEYS)
-        callgrind("-z")
+        counters.zero()
         decide(side, alg, n)
         name = f"{side}-{alg or 'floor'}"
-        callgrind("-d", f"{name}-{r}")
-        newest = max(glob.glob(f"{work}/out.*"), key=os.path.getmtime)
-        total = int(re.search(r"^(?:summary|totals): (\d+)", open(newest).read(), re.M).group(1))
+        total = counters.dump(f"{name}-{r}")
         results[(side, alg)].append(total / n)
         print(f"round {r + 1} {alg or ''} {side}: {total / n:,.0f} instructions per decision", flush=True)
 

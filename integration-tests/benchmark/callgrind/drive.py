@@ -5,45 +5,15 @@ output), fcall or eval, decisions per round, rounds. Each round zeroes callgrind
 decisions (pipelined 50 at a time, on 10,000 keys emptied first), dumps the counters and reads their total; the sides
 alternate a, b then b, a. A warm-up of each side comes first, uncounted.
 """
-import glob
-import os
-import re
-import socket
-import subprocess
 import sys
+
+from cgredis import Counters, Redis
 
 port, pid, work, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 n, rounds = int(sys.argv[5]), int(sys.argv[6])
-sock = socket.create_connection(("127.0.0.1", port))
-stream = sock.makefile("rb")
-
-
-def encode(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-def read():
-    line = stream.readline()
-    kind = line[:1]
-    if kind == b"-":
-        raise RuntimeError(line.decode().strip())
-    if kind in (b"+", b":"):
-        return line
-    if kind == b"$":
-        size = int(line[1:])
-        return None if size < 0 else stream.read(size + 2)[:-2]
-    if kind == b"*":
-        return [read() for _ in range(int(line[1:]))]
-    raise RuntimeError(line)
-
-
-def call(*args):
-    sock.sendall(encode(*args))
-    return read()
+redis = Redis(port)
+counters = Counters(pid, work)
+encode, call = Redis.encode, redis.call
 
 
 shas = {}
@@ -62,28 +32,21 @@ def decisions(side, count):
         pending.append(encode(*head, 1, f"rl:cg:{{u{i % 10000}}}", "", "0", "token-bucket", 1000000, 1000000,
                               1000000, "0", 1))
         if len(pending) == 50 or i == count - 1:
-            sock.sendall(b"".join(pending))
-            for _ in pending:
-                read()
+            redis.pipeline(pending)
             pending = []
 
-
-def callgrind(*args):
-    subprocess.run(["callgrind_control", *args, pid], check=True, capture_output=True)
 
 
 decisions("a", 2000)
 decisions("b", 2000)
-callgrind("-i", "on")
+counters.control("-i", "on")
 results = {"a": [], "b": []}
 for r in range(rounds):
     for side in (("a", "b") if r % 2 == 0 else ("b", "a")):
         call("FLUSHALL")
-        callgrind("-z")
+        counters.zero()
         decisions(side, n)
-        callgrind("-d", f"{side}{r}")
-        newest = max(glob.glob(f"{work}/out.*"), key=os.path.getmtime)
-        total = int(re.search(r"^(?:summary|totals): (\d+)", open(newest).read(), re.M).group(1))
+        total = counters.dump(f"{side}{r}")
         results[side].append(total / n)
         print(f"round {r + 1} {side}: {total / n:,.0f} instructions per decision", flush=True)
 for side, values in results.items():

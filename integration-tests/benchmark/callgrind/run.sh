@@ -29,20 +29,7 @@ for side in a b; do
     printf "redis.register_function('cg_%s', function(keys, args)\n  if not run then run = build() end\n" "$side"
     printf '  return run(keys, args)\nend)\n'; } >"$work/lib-$side.lua"
 done
-redis=${REDIS_SERVER:-}
-if [[ -z $redis ]]; then
-  redis=$work/redis-server
-  unzip -p "$HOME/.m2/repository/org/signal/embedded-redis/0.9.1/embedded-redis-0.9.1.jar" \
-    redis-server-7.0.15-linux-amd64 >"$redis"
-  chmod +x "$redis"
-fi
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/out.%p" \
-  "$redis" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 300); do
-  if (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+# shellcheck source=redis-under-callgrind.sh
+. integration-tests/benchmark/callgrind/redis-under-callgrind.sh
 echo "a = $a, b = $b, $mode, $n decisions per round, $rounds rounds"
 python3 integration-tests/benchmark/callgrind/drive.py "$port" "$pid" "$work" "$mode" "$n" "$rounds"
