@@ -6,7 +6,10 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import dev.ratelimit.runtime.backend.RedisKeys;
@@ -15,6 +18,8 @@ import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.test.redis.RedisFixture;
 import dev.ratelimit.test.redis.RespClient;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 
 /**
  * Helpers shared by the engine tests: policies, reply accessors, unique keys and the brute-force window counter.
@@ -80,6 +85,28 @@ public final class Engine {
     /** A fresh identity (hash tag) to build several keys of one slot with {@link RedisKeys#key}. */
     public static String newIdentity() {
         return RUN + "-" + KEYS.incrementAndGet();
+    }
+
+    /**
+     * Makes every call from one event-loop task (the first finds nothing in flight and goes alone, the others are
+     * gathered behind it into runs) and returns each call's item or failure, in order.
+     */
+    public static List<Object> inOneEventLoopTask(Vertx vertx, List<Supplier<Uni<?>>> calls) throws Exception {
+        List<CompletableFuture<Object>> outcomes = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            outcomes.add(new CompletableFuture<>());
+        }
+        vertx.getOrCreateContext().runOnContext(v -> {
+            for (int i = 0; i < calls.size(); i++) {
+                CompletableFuture<Object> outcome = outcomes.get(i);
+                calls.get(i).get().subscribe().with(outcome::complete, outcome::complete);
+            }
+        });
+        List<Object> out = new ArrayList<>();
+        for (CompletableFuture<Object> o : outcomes) {
+            out.add(o.get(10, TimeUnit.SECONDS));
+        }
+        return out;
     }
 
     public static String prefix() {

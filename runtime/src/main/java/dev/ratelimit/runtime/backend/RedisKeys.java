@@ -39,9 +39,7 @@ public final class RedisKeys {
      * past rates are different quantities: a policy switched to or from concurrency starts afresh).
      */
     public static String key(String prefix, Policy policy, String identity) {
-        return policy.algorithm().holdsLeases()
-                ? prefix + ":{" + safeIdentity(identity) + "}:" + policy.name() + IN_FLIGHT
-                : key(prefix, policy.name(), identity);
+        return key(prefix, policy.algorithm().holdsLeases() ? policy.name() + IN_FLIGHT : policy.name(), identity);
     }
 
     /** What ends the key of a concurrency policy. */

@@ -709,7 +709,7 @@ class BatchedDecisionsTest {
                 // one run of 8, whose callers each make their next call on being answered
                 first.add(() -> decide.get().invoke(r -> decide.get().subscribe().with(outcome::complete, outcome::complete)));
             }
-            inOneEventLoopTask(first);
+            Engine.inOneEventLoopTask(vertx.getDelegate(), first);
             long fewest = 100;
             for (CompletableFuture<Object> o : next) {
                 Object reply = o.get(10, TimeUnit.SECONDS);
@@ -779,7 +779,7 @@ class BatchedDecisionsTest {
                         args, r -> r));
             }
             before.run();
-            List<Object> outcomes = inOneEventLoopTask(made);
+            List<Object> outcomes = Engine.inOneEventLoopTask(vertx.getDelegate(), made);
             assertTrue(outcomes.get(0) instanceof Response,
                     "the first call goes alone: " + outcomes.get(0));
             for (int i = 1; i < 5; i++) {
@@ -829,7 +829,7 @@ class BatchedDecisionsTest {
         return out;
     }
 
-    /** The replies of the calls made in one event-loop task (see {@link #inOneEventLoopTask}); each must succeed. */
+    /** The replies of the calls made in one event-loop task (see {@link Engine#inOneEventLoopTask}); each must succeed. */
     private List<long[]> playBatched(RedisBackend backend, List<Call> calls, long now, String run) throws Exception {
         List<long[]> out = new ArrayList<>();
         for (Object outcome : playBatchedOutcomes(backend, calls, now, run)) {
@@ -847,29 +847,7 @@ class BatchedDecisionsTest {
         for (Call c : calls) {
             made.add(() -> backend.decide(c.policies(), keys(run, c), c.costs(), now + c.later(), c.dryRun()));
         }
-        return inOneEventLoopTask(made);
-    }
-
-    /**
-     * Makes every call from one event-loop task (the first finds nothing in flight and goes alone, the others are
-     * gathered behind it) and returns each call's item or failure, in order.
-     */
-    private List<Object> inOneEventLoopTask(List<Supplier<Uni<?>>> calls) throws Exception {
-        List<CompletableFuture<Object>> outcomes = new ArrayList<>();
-        for (int i = 0; i < calls.size(); i++) {
-            outcomes.add(new CompletableFuture<>());
-        }
-        vertx.getDelegate().getOrCreateContext().runOnContext(v -> {
-            for (int i = 0; i < calls.size(); i++) {
-                CompletableFuture<Object> outcome = outcomes.get(i);
-                calls.get(i).get().subscribe().with(outcome::complete, outcome::complete);
-            }
-        });
-        List<Object> out = new ArrayList<>();
-        for (CompletableFuture<Object> o : outcomes) {
-            out.add(o.get(10, TimeUnit.SECONDS));
-        }
-        return out;
+        return Engine.inOneEventLoopTask(vertx.getDelegate(), made);
     }
 
     private static void assertSameReplies(List<long[]> expected, List<long[]> actual) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -108,7 +107,7 @@ class ClusterRunsTest {
             }
             long before = scriptCalls();
             String batchedRun = Engine.newIdentity();
-            List<Object> outcomes = inOneEventLoopTask(calls.stream().map(c -> (Supplier<Uni<?>>) () -> c.on(batched,
+            List<Object> outcomes = Engine.inOneEventLoopTask(vertx, calls.stream().map(c -> (Supplier<Uni<?>>) () -> c.on(batched,
                     batchedRun, now)).toList());
             long runs = scriptCalls() - before;
             for (int i = 0; i < calls.size(); i++) {
@@ -213,7 +212,7 @@ class ClusterRunsTest {
                 }
             }
             long functionsBefore = functionCalls();
-            List<Object> outcomes = inOneEventLoopTask(calls);
+            List<Object> outcomes = Engine.inOneEventLoopTask(vertx, calls);
             for (int i = 0; i < outcomes.size(); i++) {
                 Object o = outcomes.get(i);
                 if (o instanceof Throwable t) {
@@ -287,7 +286,7 @@ class ClusterRunsTest {
                     calls.add(() -> batched.decide(new Policy[] { fixed }, new String[] { key }, new long[] { 1 },
                             Engine.BASE, false));
                 }
-                List<Object> outcomes = inOneEventLoopTask(calls);
+                List<Object> outcomes = Engine.inOneEventLoopTask(vertx, calls);
                 for (int i = 0; i < outcomes.size(); i++) {
                     Object o = outcomes.get(i);
                     if (o instanceof Throwable t) {
@@ -385,24 +384,5 @@ class ClusterRunsTest {
             }
         }
         return n;
-    }
-
-    /** Makes every call from one event-loop task (the first goes alone, the others are gathered behind it). */
-    private List<Object> inOneEventLoopTask(List<Supplier<Uni<?>>> calls) throws Exception {
-        List<CompletableFuture<Object>> outcomes = new ArrayList<>();
-        for (int i = 0; i < calls.size(); i++) {
-            outcomes.add(new CompletableFuture<>());
-        }
-        vertx.getOrCreateContext().runOnContext(v -> {
-            for (int i = 0; i < calls.size(); i++) {
-                CompletableFuture<Object> outcome = outcomes.get(i);
-                calls.get(i).get().subscribe().with(outcome::complete, outcome::complete);
-            }
-        });
-        List<Object> out = new ArrayList<>();
-        for (CompletableFuture<Object> o : outcomes) {
-            out.add(o.get(10, TimeUnit.SECONDS));
-        }
-        return out;
     }
 }
