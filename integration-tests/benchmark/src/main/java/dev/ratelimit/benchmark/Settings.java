@@ -63,7 +63,8 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
     }
 
     /**
-     * Whether a limiter-suite row runs: all do unless {@code bench.contenders} names some (by prefix);
+     * Whether a limiter-suite row runs: all do unless {@code bench.contenders} names some (by prefix, or the whole
+     * name after {@code =}: {@code =ours: token-bucket} is that row alone, as a profile wants it);
      * {@code experiment:} rows and the cluster comparison ({@code cluster:}, {@code one redis:}: a Redis Cluster of
      * three more redis-server processes on the machine, four more rows in every cell group) only when named.
      */
@@ -72,7 +73,8 @@ record Settings(long warmupMillis, long durationMillis, List<Integer> concurrenc
             return !contender.startsWith("experiment:") && !contender.startsWith(LimiterSuite.CLUSTER)
                     && !contender.startsWith(LimiterSuite.ONE_REDIS);
         }
-        return contenders.stream().anyMatch(contender::startsWith);
+        return contenders.stream().anyMatch(c -> c.startsWith("=") ? contender.equals(c.substring(1))
+                : contender.startsWith(c));
     }
 
     /** {@code 250ms}, {@code 10s}, {@code 2m}, or plain milliseconds. */
