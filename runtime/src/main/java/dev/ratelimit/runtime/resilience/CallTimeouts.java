@@ -2,7 +2,9 @@ package dev.ratelimit.runtime.resilience;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,6 +15,7 @@ import org.jboss.logging.Logger;
 
 import dev.ratelimit.runtime.vertx.EventLoops;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.FastThreadLocal;
 
 /**
  * Ends the backend calls that outlive the timeout. Every call gets the same timeout, so calls expire in
@@ -62,7 +65,16 @@ public final class CallTimeouts {
     private final long timeoutNanos;
     private final long tickNanos;
     private final Lane shared;
-    private final ThreadLocal<Lane> loopLanes = new ThreadLocal<>();
+    /** The lane of each event loop that watched a call. */
+    private final Map<EventLoop, Lane> loopLanes = new ConcurrentHashMap<>();
+    /**
+     * The lane the calling event loop used last and whose it is, looked up on every call: a Netty thread local (an
+     * index into the thread's own array on Vert.x threads, where a JDK one probes a hash table). One for all
+     * instances, so that a stopped application's lane does not stay in the thread's array (Netty never reclaims an
+     * index, and dev mode keeps the event loops across reloads); another instance on the same thread finds its lane
+     * in {@link #loopLanes}.
+     */
+    private static final FastThreadLocal<Lane> LAST_LANE = new FastThreadLocal<>();
 
     public CallTimeouts(Duration timeout, ScheduledExecutorService scheduler) {
         this.timeoutNanos = timeout.toNanos();
@@ -82,16 +94,16 @@ public final class CallTimeouts {
 
     /** The calling event loop's lane, or the shared one. */
     private Lane lane() {
-        Lane lane = loopLanes.get();
-        if (lane != null) {
+        Lane lane = LAST_LANE.get();
+        if (lane != null && lane.owner() == this) {
             return lane;
         }
         EventLoop loop = EventLoops.current();
         if (loop == null) {
             return shared;
         }
-        lane = new Lane(new ArrayDeque<>(), loop, true);
-        loopLanes.set(lane);
+        lane = loopLanes.computeIfAbsent(loop, l -> new Lane(new ArrayDeque<>(), l, true));
+        LAST_LANE.set(lane);
         return lane;
     }
 
@@ -106,6 +118,10 @@ public final class CallTimeouts {
         private volatile long sweepDue;
         /** Whether the last sweep found the process had stood still and expired nothing (guarded by {@code started}). */
         private boolean pausedBefore;
+
+        CallTimeouts owner() {
+            return CallTimeouts.this;
+        }
 
         Lane(Queue<Watched> started, ScheduledExecutorService scheduler, boolean expireInline) {
             this.started = started;

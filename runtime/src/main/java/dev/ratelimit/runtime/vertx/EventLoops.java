@@ -2,6 +2,7 @@ package dev.ratelimit.runtime.vertx;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 
@@ -14,7 +15,7 @@ import io.vertx.core.Vertx;
 public final class EventLoops {
 
     /** The loop of each event-loop thread that asked; none on other threads. */
-    private static final ThreadLocal<EventLoop> OWN = new ThreadLocal<>();
+    private static final FastThreadLocal<EventLoop> OWN = new FastThreadLocal<>();
 
     private EventLoops() {
     }

@@ -16,6 +16,7 @@ import dev.ratelimit.runtime.backend.redis.script.ScriptLoading;
 import dev.ratelimit.runtime.vertx.ConnectionErrors;
 import dev.ratelimit.runtime.vertx.EventLoops;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
@@ -87,8 +88,18 @@ public class LuaScriptExecutor implements Commands {
     private final Map<EventLoop, ScriptChannel> byLoop = new ConcurrentHashMap<>();
     /** The channel of each root context a worker thread called from. */
     private final Map<Context, ScriptChannel> byContext = new ConcurrentHashMap<>();
-    /** Event-loop threads keep the channel they were given. */
-    private final ThreadLocal<ScriptChannel> affinity = new ThreadLocal<>();
+    /**
+     * Event-loop threads keep the channel they were given, looked up on every call: a Netty thread local (an index
+     * into the thread's own array on Vert.x threads, where a JDK one probes a hash table) holding the last executor
+     * that asked and its channel. One for all executors: an instance's own would stay in the thread's array after the
+     * application stopped (Netty's indices are never reclaimed, and dev mode keeps the event loops across reloads); the
+     * next executor asking replaces it. Several executors on one thread (a second backend) find theirs in
+     * {@link #byLoop} when the other asked last.
+     */
+    private static final FastThreadLocal<Affinity> AFFINITY = new FastThreadLocal<>();
+
+    private record Affinity(LuaScriptExecutor executor, ScriptChannel channel) {
+    }
     /** Script loading and the function library, reached through this executor's own connections. */
     private final ScriptLoading scripts = new ScriptLoading(this);
 
@@ -227,17 +238,18 @@ public class LuaScriptExecutor implements Commands {
      * context's loop, or one made for that context; on any other thread, one of those made, spread by thread.
      */
     ScriptChannel channel() {
-        ScriptChannel ch = affinity.get();
-        if (ch != null) {
-            return ch;
+        Affinity a = AFFINITY.get();
+        if (a != null && a.executor == this) {
+            return a.channel;
         }
+        ScriptChannel ch;
         EventLoop loop = EventLoops.current();
         if (loop != null) {
             ch = byLoop.get(loop);
             if (ch == null) {
                 ch = make(loop, VertxContext.getRootContext(Vertx.currentContext()));
             }
-            affinity.set(ch);
+            AFFINITY.set(new Affinity(this, ch));
             return ch;
         }
         Context context = Vertx.currentContext();
