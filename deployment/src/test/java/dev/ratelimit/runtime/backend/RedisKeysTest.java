@@ -18,14 +18,14 @@ import dev.ratelimit.test.redis.RedisClusterFixture;
  * Keys are {@code <prefix>:{<identity>}:<policy>}. Client-controlled identities (header values, user names) must
  * not be able to make keys long, choose their cluster slot, add key segments or collide with someone else's key.
  */
-class RedisKeysTest {
+public class RedisKeysTest {
 
     private static final String PREFIX = "rl";
     private static final String POLICY = "api";
     /** prefix + ":{" + ':' + 32 hex digits + "}:" + policy */
     private static final int HASHED_KEY_LENGTH = PREFIX.length() + 2 + 33 + 2 + POLICY.length();
 
-    static List<String> hostileIdentities() {
+    public static List<String> hostileIdentities() {
         List<String> ids = new ArrayList<>();
         ids.add("x".repeat(10 * 1024));
         ids.add("a".repeat(65)); // just over the readable limit

@@ -48,6 +48,8 @@ public class DefaultRateLimiter implements RateLimiter {
     private final RateLimitBackend backend;
     private final LocalBackend local;
     private final String keyPrefix;
+    /** The keys of recent calls, built once. */
+    private final BuiltKeys keys;
     private final Duration timeout;
     private final int failClosedStatus;
     /** Null with the local backend or when disabled. */
@@ -81,6 +83,7 @@ public class DefaultRateLimiter implements RateLimiter {
         this.backend = backend;
         this.local = local;
         this.keyPrefix = config.keyPrefix();
+        this.keys = new BuiltKeys(keyPrefix);
         this.timeout = config.redis().timeout();
         this.failClosedStatus = config.failClosedStatus();
         boolean shared = backend != local;
@@ -192,16 +195,15 @@ public class DefaultRateLimiter implements RateLimiter {
 
     /**
      * One check, without the check and the list the interface's default wraps around it, nor arrays of its policy
-     * and cost: the registry's of the policy alone, and {@link #COST_ONE}, which the limiter and the backends only
-     * read; the key's array is the call's own.
+     * and cost: the registry's of the policy alone, {@link #COST_ONE}, and the key's array {@link BuiltKeys} shares
+     * among the calls of that key, all of which the limiter and the backends only read.
      */
     @Override
     public Uni<RateLimitDecision> check(String policy, String key, int cost) {
         Policy[] ps = policies.alone(policy);
         Policy p = ps[0];
         admissible(p, policy, null, cost);
-        return decide(ps, new String[] { RedisKeys.key(keyPrefix, p, key) },
-                cost == 1 ? COST_ONE : new long[] { cost });
+        return decide(ps, keys.alone(p, key), cost == 1 ? COST_ONE : new long[] { cost });
     }
 
     @Override
@@ -242,7 +244,7 @@ public class DefaultRateLimiter implements RateLimiter {
         Policy p = policies.get(policy, plan);
         admissible(p, policy, plan, cost);
         ps[i] = p;
-        keys[i] = RedisKeys.key(keyPrefix, p, key);
+        keys[i] = this.keys.key(p, key);
         costs[i] = cost;
     }
 
