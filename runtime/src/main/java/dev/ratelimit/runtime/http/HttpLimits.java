@@ -25,6 +25,7 @@ import dev.ratelimit.runtime.config.RateLimitRuntimeConfig;
 import dev.ratelimit.runtime.core.DefaultRateLimiter;
 import dev.ratelimit.runtime.key.KeyResolution;
 import dev.ratelimit.runtime.policy.MethodTargets;
+import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import dev.ratelimit.runtime.policy.PathPattern;
 import dev.ratelimit.runtime.policy.Policy;
 import dev.ratelimit.runtime.policy.RateLimitSpec;
@@ -59,7 +60,7 @@ public class HttpLimits {
     private final DefaultRateLimiter limiter;
     private final KeyResolution keys;
     private final RateLimitHeaders headers;
-    private final MethodTargets methods = new MethodTargets();
+    private final MethodTargets methods;
     private final List<Policy> pathPolicies = new ArrayList<>();
     /** Null without a {@code PlanResolver} bean (the start fails when there are several). */
     private final PlanResolver planResolver;
@@ -87,6 +88,7 @@ public class HttpLimits {
             @Any Instance<PlanResolver> planResolvers, @Any Instance<Exemption> exemptionBeans,
             Instance<RateLimitResponder> responders) {
         this.limiter = limiter;
+        this.methods = new MethodTargets(limiter.policies()::get);
         this.responder = responders.isResolvable() ? responders.get() : null;
         this.keys = keys;
         this.planResolver = planResolvers.isResolvable() ? planResolvers.get() : null;
@@ -144,17 +146,20 @@ public class HttpLimits {
     }
 
     /**
-     * The checks for a request: the annotation specs, then every path policy matching {@code path},
+     * The checks for a request: the annotation specs of the method called ({@code target}), then every path policy
+     * matching {@code path},
      * the {@link RoutedPath} of the request (unless already named by an annotation; none when
      * {@code path} is null), each on the plan the {@code PlanResolver} names for it. Returns {@code null} when a
      * required key is missing and the configuration denies such requests.
      */
-    public RequestChecks checks(RateLimitSpec[] specs, RoutingContext rc, String path, String method) {
+    public RequestChecks checks(Target target, RoutingContext rc, String path, String method) {
+        RateLimitSpec[] specs = target.specs();
         List<RateLimitCheck> checks = new ArrayList<>(specs.length + 1);
         boolean slots = false;
         boolean settles = false;
-        for (RateLimitSpec s : specs) {
-            Policy p = limiter.policies().get(s.policy());
+        for (int i = 0; i < specs.length; i++) {
+            RateLimitSpec s = specs[i];
+            Policy p = target.policies()[i];
             if (exempt(p, rc)) {
                 continue;
             }

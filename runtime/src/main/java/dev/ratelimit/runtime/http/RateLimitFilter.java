@@ -61,7 +61,7 @@ public class RateLimitFilter {
         }
         // path policies see the path routing matched, not the spelling on the request line
         String path = http.hasPathPolicies() ? RoutedPath.of(context.getServerRequestContext()) : null;
-        HttpLimits.RequestChecks checks = http.checks(target.specs(), rc, path, rc.request().method().name());
+        HttpLimits.RequestChecks checks = http.checks(target, rc, path, rc.request().method().name());
         if (checks == null) {
             RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc, path, rc.request().method().name());
             rc.put(HttpLimits.DECISION, denied);

@@ -67,7 +67,7 @@ public class RateLimitInterceptor {
             rc.remove(HttpLimits.DECIDED_METHOD);
             return ctx.proceed();
         }
-        RequestChecks checks = http.checks(specs, rc, null, null);
+        RequestChecks checks = http.checks(target, rc, null, null);
         if (checks != null && checks.isEmpty()) {
             return ctx.proceed(); // exempt from every policy
         }

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Finds the limits of a method about to run, for the REST filter (a resource method, known by class, name and
@@ -14,20 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class MethodTargets {
 
     /**
-     * A method's key (see {@link RateLimitedMethods#methodKey}), its limits (empty when it has none), and whether it is
-     * a Kotlin {@code suspend} function (compiled with a last parameter of type {@code Continuation}), which the
-     * interceptor decides apart; and whether one of its limits is settled by the method ({@code settle = true}), read
-     * once here rather than on every call.
+     * A method's key (see {@link RateLimitedMethods#methodKey}), its limits (empty when it has none) and, for each, its
+     * policy (its base plan, looked up once here rather than on every call; null where this lookup has no registry),
+     * whether it is a Kotlin {@code suspend} function (compiled with a last parameter of type {@code Continuation}),
+     * which the interceptor decides apart, and whether one of its limits is settled by the method
+     * ({@code settle = true}), read once here rather than on every call.
      */
-    public record Target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction, boolean settles) {
-
-        Target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction) {
-            this(methodKey, specs, suspendFunction, java.util.Arrays.stream(specs).anyMatch(RateLimitSpec::settle));
-        }
-
-        Target(String methodKey, RateLimitSpec[] specs) {
-            this(methodKey, specs, false);
-        }
+    public record Target(String methodKey, RateLimitSpec[] specs, Policy[] policies, boolean suspendFunction,
+            boolean settles) {
     }
 
     /** By name: Kotlin is an optional dependency. */
@@ -43,6 +38,46 @@ public final class MethodTargets {
     private final Map<Class<?>, Map<String, Overload[]>> resourceMethods = new ConcurrentHashMap<>();
     /** Per intercepted method; an interceptor instance lives only as long as its bean instance. */
     private final Map<Method, Target> interceptedMethods = new ConcurrentHashMap<>();
+    /**
+     * The resource methods looked up lately, in {@value #RECENT} slots by name and class: a method found in its slot
+     * costs no map lookup (two of them, reading the method's name to compare it, were a tenth of the request filter's
+     * CPU under load).
+     */
+    private final Recent[] recent = new Recent[RECENT];
+    private static final int RECENT = 64;
+    /** The policy of a name, or null: no policies known (a lookup for tests of the build's records alone). */
+    private final Function<String, Policy> policies;
+
+    /**
+     * @param policies the policy of each name an annotation gives (an unknown name fails: the build and the start-up
+     *        check them)
+     */
+    public MethodTargets(Function<String, Policy> policies) {
+        this.policies = policies;
+    }
+
+    /** Without policies: the targets' {@link Target#policies} are null. */
+    public MethodTargets() {
+        this(null);
+    }
+
+    /**
+     * A resource method met lately: its class, its name, the parameter types as the caller passed them (compared by
+     * identity: Quarkus REST passes the same array for a method) and as kept here (compared by value otherwise).
+     */
+    private record Recent(Class<?> resourceClass, String name, Class<?>[] passed, Class<?>[] kept, Target target) {
+    }
+
+    private Target target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction) {
+        Policy[] ps = null;
+        if (policies != null) {
+            ps = new Policy[specs.length];
+            for (int i = 0; i < specs.length; i++) {
+                ps[i] = policies.apply(specs[i].policy());
+            }
+        }
+        return new Target(methodKey, specs, ps, suspendFunction, Arrays.stream(specs).anyMatch(RateLimitSpec::settle));
+    }
 
     /** The limits of a method the interceptor met. */
     public Target intercepted(Method method) {
@@ -51,7 +86,7 @@ public final class MethodTargets {
             Class<?>[] parameters = m.getParameterTypes();
             boolean suspendFunction = parameters.length > 0
                     && parameters[parameters.length - 1].getName().equals(CONTINUATION);
-            return new Target(key, RateLimitedMethods.get(key), suspendFunction);
+            return target(key, RateLimitedMethods.get(key), suspendFunction);
         });
     }
 
@@ -60,6 +95,18 @@ public final class MethodTargets {
      * method: the resource class, a superclass, or an interface it implements (a JAX-RS interface).
      */
     public Target resource(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
+        int slot = (name.hashCode() * 31 + resourceClass.hashCode()) & (RECENT - 1);
+        Recent r = recent[slot];
+        if (r != null && r.resourceClass == resourceClass && r.name.equals(name)
+                && (r.passed == parameterTypes || Arrays.equals(r.kept, parameterTypes))) {
+            return r.target;
+        }
+        Target t = lookUp(resourceClass, name, parameterTypes);
+        recent[slot] = new Recent(resourceClass, name, parameterTypes, parameterTypes.clone(), t);
+        return t;
+    }
+
+    private Target lookUp(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
         Map<String, Overload[]> byName = resourceMethods.computeIfAbsent(resourceClass, c -> new ConcurrentHashMap<>());
         Overload known = overload(byName.get(name), parameterTypes);
         if (known != null) {
@@ -105,7 +152,7 @@ public final class MethodTargets {
     }
 
     /** Walks the hierarchy by name only, so nothing needs reflection in a native executable. */
-    private static Target declared(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
+    private Target declared(Class<?> resourceClass, String name, Class<?>[] parameterTypes) {
         for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
             Target t = declaredIn(c, name, parameterTypes);
             if (t != null) {
@@ -113,14 +160,14 @@ public final class MethodTargets {
             }
         }
         // not limited: the key the interceptor compares, under the resource class
-        return new Target(RateLimitedMethods.methodKey(resourceClass, name, parameterTypes), new RateLimitSpec[0]);
+        return target(RateLimitedMethods.methodKey(resourceClass, name, parameterTypes), new RateLimitSpec[0], false);
     }
 
-    private static Target declaredIn(Class<?> type, String name, Class<?>[] parameterTypes) {
+    private Target declaredIn(Class<?> type, String name, Class<?>[] parameterTypes) {
         String key = RateLimitedMethods.methodKey(type, name, parameterTypes);
         RateLimitSpec[] specs = RateLimitedMethods.get(key);
         if (specs.length > 0) {
-            return new Target(key, specs);
+            return target(key, specs, false);
         }
         for (Class<?> i : type.getInterfaces()) {
             Target t = declaredIn(i, name, parameterTypes);
