@@ -40,6 +40,12 @@ class ResourceHeaderTest {
             return Response.ok("ok").header("X-RateLimit-Limit", "999").header("x-ratelimit-remaining", "999")
                     .header("X-Other", "kept").build();
         }
+
+        @GET
+        @Path("/unlimited")
+        public Response unlimited() {
+            return Response.ok("ok").header("RateLimit", "\"upstream\";r=7;t=1").build();
+        }
     }
 
     @Test
@@ -51,5 +57,13 @@ class ResourceHeaderTest {
         assertEquals(1, response.headers().getList("RateLimit-Policy").size());
         assertEquals(1, response.headers().getList("RateLimit").size());
         assertEquals("kept", response.header("X-Other"));
+    }
+
+    @Test
+    void aResponseTheLimiterDidNotDecideKeepsTheResourcesOwnHeader() {
+        var response = RestAssured.get("/own-headers/unlimited").then().statusCode(200).extract();
+        assertEquals(List.of("\"upstream\";r=7;t=1"),
+                response.headers().getList("RateLimit").stream().map(Header::getValue).toList());
+        assertEquals(null, response.header("RateLimit-Policy"));
     }
 }

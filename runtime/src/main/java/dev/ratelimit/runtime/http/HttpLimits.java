@@ -44,16 +44,17 @@ public class HttpLimits {
 
     private static final Logger LOG = Logger.getLogger(HttpLimits.class);
 
-    /** Routing-context key of the decision of the current request (headers are written from it). */
+    /**
+     * Routing-context key of the decision whose headers the response carries (written onto it when the decision is
+     * made): the filter's, else the first the interceptor made in the request.
+     */
     public static final String DECISION = "dev.ratelimit.decision";
     /** Routing-context key of the resource method the filter already decided. */
     public static final String DECIDED_METHOD = "dev.ratelimit.decided";
 
-    /** Request attribute: the identities of the filter's checks, in order, when partition keys are on. */
-    public static final String IDENTITIES = "dev.ratelimit.identities";
     /**
      * Request attribute: the identities of the checks of the interceptor's latest denial in this request, when partition
-     * keys are on; they replace {@link #IDENTITIES} when that denial becomes the response's 429.
+     * keys are on; the {@code pk} of the headers when that denial becomes the response's 429.
      */
     public static final String DENIED_IDENTITIES = "dev.ratelimit.denied-identities";
 

@@ -19,6 +19,7 @@ import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimitResponder;
 import dev.ratelimit.Reservation;
+import dev.ratelimit.runtime.http.RateLimitHeaders.HeaderName;
 import dev.ratelimit.runtime.policy.MethodTargets.Target;
 import io.smallrye.mutiny.operators.AbstractUni;
 import io.smallrye.mutiny.subscription.UniSubscriber;
@@ -65,6 +66,7 @@ public class RateLimitFilter {
         if (checks == null) {
             RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc, path, rc.request().method().name());
             rc.put(HttpLimits.DECISION, denied);
+            http.headers().set(rc.response().headers(), denied, null);
             context.abortWith(tooManyRequests(denied));
             return;
         }
@@ -75,10 +77,7 @@ public class RateLimitFilter {
         if (checks.isEmpty()) {
             return;
         }
-        if (http.headers().partitionKeys()) {
-            rc.put(HttpLimits.IDENTITIES, HttpLimits.identities(checks));
-        }
-        Resume resume = new Resume(context, rc);
+        Resume resume = new Resume(context, rc, http.headers().partitionKeys() ? HttpLimits.identities(checks) : null);
         if (checks.takesSlots() || checks.settles()) {
             // a slot lives as long as the request's processing: freed when Quarkus REST completes the request (the
             // method and the response have ended, whatever the client did), never when the connection closes, which
@@ -105,10 +104,13 @@ public class RateLimitFilter {
         private volatile boolean completed;
         /** The reservation of policies counting by outcome, once it came; settled when the request completes. */
         private volatile Reservation reservation;
+        /** The identities of the checks, in order, for the headers' {@code pk}; null without partition keys. */
+        private final String[] identities;
 
-        Resume(ResteasyReactiveContainerRequestContext context, RoutingContext rc) {
+        Resume(ResteasyReactiveContainerRequestContext context, RoutingContext rc, String[] identities) {
             this.context = context;
             this.rc = rc;
+            this.identities = identities;
         }
 
         @Override
@@ -120,6 +122,10 @@ public class RateLimitFilter {
             Response denial;
             try {
                 rc.put(HttpLimits.DECISION, d);
+                // the headers now, while the request waits for this decision: the response filter then has nothing
+                // to look up on every response (the routing context's map, fetched again from memory, was a third of
+                // the headers' cost)
+                http.headers().set(rc.response().headers(), d, identities);
                 if (d.allowed()) {
                     if (d.holdsSlots()) {
                         decision = d;
@@ -177,28 +183,31 @@ public class RateLimitFilter {
         }
     }
 
+    /**
+     * Where the resource built its response with a header of a name the limiter sent, the limiter's value replaces it
+     * rather than sitting beside it (the resource's headers are copied onto the response after ours were set on it).
+     */
     @ServerResponseFilter
     public void headers(ResteasyReactiveContainerRequestContext request, RoutingContext rc) {
         if (rc == null) {
             return;
         }
-        RateLimitDecision d = rc.get(HttpLimits.DECISION);
-        if (d == null) {
+        // asking for the headers of a response the resource did not build (a Response, a RestResponse) would build
+        // one on every request
+        LazyResponse response = ((ResteasyReactiveRequestContext) request.getServerRequestContext()).getResponse();
+        if (response == null || !response.isCreated()) {
             return;
         }
-        // straight onto the Vert.x response with pre-hashed names: Quarkus REST would copy each header of
-        // its own map there, hashing the name character by character on every response
+        MultivaluedMap<String, Object> own = response.get().getHeaders();
+        if (own.isEmpty()) {
+            return;
+        }
         MultiMap out = rc.response().headers();
-        // a header of the same name the resource set replaces none of ours: it can only be on a response the resource
-        // built (a Response, a RestResponse); asking for the headers of any other would build one on every request
-        LazyResponse response = ((ResteasyReactiveRequestContext) request.getServerRequestContext()).getResponse();
-        MultivaluedMap<String, Object> own = response != null && response.isCreated() ? response.get().getHeaders() : null;
-        http.headers().write(d, rc.get(HttpLimits.IDENTITIES), (name, value) -> {
-            if (own != null && !own.isEmpty()) {
-                own.remove(name.text()); // the limiter's value replaces one the resource set
+        for (HeaderName name : http.headers().names()) {
+            if (out.contains(name.optimized())) {
+                own.remove(name.text());
             }
-            out.set(name.optimized(), value);
-        });
+        }
     }
 
     /** A denial raised by the interceptor on a bean inside this request becomes the same 429. */
@@ -206,13 +215,8 @@ public class RateLimitFilter {
     public Response denied(RateLimitExceededException e, RoutingContext rc) {
         if (rc != null) {
             rc.put(HttpLimits.DECISION, e.decision());
-            // the pk of each member names the quota of this decision's checks, not the filter's
-            Object identities = rc.get(HttpLimits.DENIED_IDENTITIES);
-            if (identities != null) {
-                rc.put(HttpLimits.IDENTITIES, identities);
-            } else {
-                rc.remove(HttpLimits.IDENTITIES);
-            }
+            // this denial's headers replace the filter's; the pk of each member names the quota of its checks
+            http.headers().set(rc.response().headers(), e.decision(), rc.get(HttpLimits.DENIED_IDENTITIES));
         }
         return tooManyRequests(e.decision());
     }

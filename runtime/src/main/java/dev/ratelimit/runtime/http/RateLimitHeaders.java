@@ -13,6 +13,7 @@ import java.util.function.BiConsumer;
 import dev.ratelimit.PolicyDecision;
 import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.runtime.policy.Policy;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 
 /**
@@ -30,6 +31,9 @@ public final class RateLimitHeaders {
         this.ietf = ietf;
         this.legacy = legacy;
         this.partitionKey = partitionKey;
+        this.names = ietf && legacy ? new HeaderName[] { RATELIMIT_POLICY, RATELIMIT, X_LIMIT, X_REMAINING, X_RESET }
+                : ietf ? new HeaderName[] { RATELIMIT_POLICY, RATELIMIT }
+                        : legacy ? new HeaderName[] { X_LIMIT, X_REMAINING, X_RESET } : new HeaderName[0];
     }
 
     /** Whether the {@code RateLimit} members carry {@code pk} ({@code quarkus.ratelimit.http.partition-key}). */
@@ -62,6 +66,24 @@ public final class RateLimitHeaders {
     static final HeaderName X_LIMIT = HeaderName.of("X-RateLimit-Limit");
     static final HeaderName X_REMAINING = HeaderName.of("X-RateLimit-Remaining");
     static final HeaderName X_RESET = HeaderName.of("X-RateLimit-Reset");
+
+    /** The names of the headers this configuration sends (Retry-After excluded). */
+    private final HeaderName[] names;
+
+    /** The names of the headers {@link #write} sends, as configured. */
+    public HeaderName[] names() {
+        return names;
+    }
+
+    /**
+     * Sets the rate-limit headers of this decision on a Vert.x response's headers, replacing any of those names
+     * already there (a decision made later in the request, the interceptor's denial, replaces the filter's); with
+     * {@code identities}, see {@link #write(RateLimitDecision, String[], BiConsumer)}. The names are pre-hashed:
+     * Quarkus REST would copy each header of its own map there, hashing the name character by character.
+     */
+    public void set(MultiMap out, RateLimitDecision d, String[] identities) {
+        write(d, identities, (name, value) -> out.set(name.optimized(), value));
+    }
 
     /**
      * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the

@@ -170,9 +170,7 @@ public class RateLimitInterceptor {
         return d.invoke(decision -> {
             if (rc.get(HttpLimits.DECISION) == null) {
                 rc.put(HttpLimits.DECISION, decision);
-                if (identities != null) {
-                    rc.put(HttpLimits.IDENTITIES, identities);
-                }
+                http.headers().set(rc.response().headers(), decision, identities);
             }
             if (!decision.allowed() && identities != null) {
                 // should this denial become the 429, its members name these quotas (see RateLimitFilter#denied)
