@@ -73,12 +73,27 @@ public final class PolicyRegistry {
      * of it alone, which nobody may write (the limiter and the backends only read the policies of a call).
      */
     public Policy[] alone(String name) {
+        int slot = name.hashCode() & (RECENT - 1);
+        Alone met = recent[slot];
+        if (met != null && met.name == name) {
+            return met.ps; // a name asked lately, the same string (a constant of the caller's): no map lookup
+        }
         Policy[] ps = alone.get(name);
         if (ps == null) {
             get(name); // says which policies there are
         }
+        recent[slot] = new Alone(name, ps);
         return ps;
     }
+
+    /** A name asked of {@link #alone} (the caller's string, compared by identity) and its array. */
+    private record Alone(String name, Policy[] ps) {
+    }
+
+    /** Slots of {@link #recent}. */
+    private static final int RECENT = 16;
+    /** The names asked of {@link #alone} lately (any thread: immutable records, published whole). */
+    private final Alone[] recent = new Alone[RECENT];
 
     /**
      * The policy of that name on plan {@code plan}: the plan's values, or the base plan's when {@code plan} is null,

@@ -52,6 +52,10 @@ public class RedisBackend implements RateLimitBackend {
     private final Map<Algorithm, LuaScript> batchByAlgorithm = new EnumMap<>(Algorithm.class);
     private final BatchFormat policyTable;
     private final Map<String, Encoded> encodedPolicies = new ConcurrentHashMap<>();
+    /** Slots of {@link #recentlyEncoded}. */
+    private static final int RECENT = 16;
+    /** The policies encoded lately, read without a map lookup (any thread: immutable records, published whole). */
+    private final Encoded[] recentlyEncoded = new Encoded[RECENT];
 
     public RedisBackend(LuaScriptExecutor executor, LuaScriptRegistry scripts, boolean cluster) {
         this.executor = executor;
@@ -324,7 +328,12 @@ public class RedisBackend implements RateLimitBackend {
     }
 
     private Encoded encodedPolicy(Policy p) {
-        Encoded e = encodedPolicies.get(p.name());
+        int slot = p.name().hashCode() & (RECENT - 1);
+        Encoded e = recentlyEncoded[slot];
+        if (e != null && e.policy == p) {
+            return e; // a policy encoded lately: no map lookup
+        }
+        e = encodedPolicies.get(p.name());
         if (e == null || e.policy != p) {
             String[] fixed = { p.algorithm().configName(), Long.toString(p.limit()), Long.toString(p.windowMicros()),
                     Long.toString(p.burst()), flags(p) };
@@ -336,6 +345,7 @@ public class RedisBackend implements RateLimitBackend {
             e = new Encoded(p, fixed, one);
             encodedPolicies.put(p.name(), e);
         }
+        recentlyEncoded[slot] = e;
         return e;
     }
 
