@@ -213,6 +213,10 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public Uni<RateLimitDecision> check(List<RateLimitCheck> checks) {
+        if (checks.size() == 1 && checks.get(0).plan() == null) {
+            RateLimitCheck c = checks.get(0);
+            return check(c.policy(), c.key(), c.cost()); // one check on its base plan: the shared arrays
+        }
         Resolved r = resolve(checks);
         return decide(r.ps, r.keys, r.costs);
     }
