@@ -4,14 +4,6 @@
 -- The key expires when its window ends. The first write of a window sets that TTL; the others
 -- keep it (KEEPTTL): the end of the window has not moved, and Redis is spared an expiry update.
 -- A value another algorithm wrote counts as the units it holds (see units_held) and is replaced.
-local function fixed_window_write(key, idx, count, cost, left, keep_ttl)
-  if keep_ttl then
-    kv_set(key, { idx, count + cost })
-  else
-    kv_set(key, { idx, count + cost }, ttl_ms(left))
-  end
-end
-
 A['fixed-window'] = function(key, limit, window, burst, cost, write)
   local idx = floor(now / window)
   local count = 0
@@ -35,7 +27,6 @@ A['fixed-window'] = function(key, limit, window, burst, cost, write)
   if cost > limit then return 0, limit - count, -1, left, reset_now, nil end
   if count + cost > limit then return 0, limit - count, left, left, reset_now, nil end
   if write then
-    -- fixed_window_write written out (the path of every admission)
     if keep_ttl then
       kv_set(key, { idx, count + cost })
     else
@@ -44,7 +35,11 @@ A['fixed-window'] = function(key, limit, window, burst, cost, write)
     return 1, limit - count, 0, left, reset_now, nil
   end
   return 1, limit - count, 0, left, reset_now, function()
-    fixed_window_write(key, idx, count, cost, left, keep_ttl)
+    if keep_ttl then
+      kv_set(key, { idx, count + cost })
+    else
+      kv_set(key, { idx, count + cost }, ttl_ms(left))
+    end
   end
 end
 -- the count grows by exactly the cost and the window's end does not move (see decide_same in batch.lua)

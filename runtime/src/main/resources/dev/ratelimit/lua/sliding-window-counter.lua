@@ -69,15 +69,6 @@ local function counter_reset(prev, cur, avail, limit, x, window)
   return 0
 end
 
-local function sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
-  local value = { idx, prev, cur + cost }
-  if same_window then
-    kv_set(key, value)
-  else
-    kv_set(key, value, ttl_ms(ttl_us))
-  end
-end
-
 A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
   local idx = floor(now / window)
   local x = (idx + 1) * window - now
@@ -109,19 +100,21 @@ A['sliding-window-counter'] = function(key, limit, window, burst, cost, write)
     return 0, avail, counter_wait(prev, cur, limit - cost, x, window), reset_now, reset_now, nil
   end
   local reset = counter_wait(prev, cur + cost, limit - (avail - cost) - 1, x, window)
-  local ttl_us = x + window
   if write then
     -- charged as it admits: the uncharged reset is not read (see the prelude)
-    -- sliding_counter_write written out (the path of every admission)
     if same_window then
       kv_set(key, { idx, prev, cur + cost })
     else
-      kv_set(key, { idx, prev, cur + cost }, ttl_ms(ttl_us))
+      kv_set(key, { idx, prev, cur + cost }, ttl_ms(x + window))
     end
     return 1, avail, 0, reset, reset, nil
   end
   return 1, avail, 0, reset, counter_reset(prev, cur, avail, limit, x, window), function()
-    sliding_counter_write(key, idx, prev, cur, cost, ttl_us, same_window)
+    if same_window then
+      kv_set(key, { idx, prev, cur + cost })
+    else
+      kv_set(key, { idx, prev, cur + cost }, ttl_ms(x + window))
+    end
   end
 end
 -- A refund (see settle in decide.lua): the count of the window the reservation was charged in falls by
