@@ -132,17 +132,21 @@ local function main()
     for r = a + 2 + calls, #ARGV, 2 do
       repeats[tonumber(ARGV[r])] = tonumber(ARGV[r + 1])
     end
+    local last, p, cost, name, limit, window, burst, shadow
     for c = 1, calls do
-      local key = KEYS[c]
-      local v = tonumber(ARGV[a + 1 + c]) - 1
-      local i = v % np
-      local p = policies[i + 1]
-      local cost = (v - i) / np + 1
+      local key, e = KEYS[c], ARGV[a + 1 + c]
+      -- an entry valued as the previous one has its policy and cost (tonumber costs Redis a strtod)
+      if e ~= last then
+        local v = tonumber(e) - 1
+        local i = v % np
+        last, p, cost = e, policies[i + 1], (v - i) / np + 1
+        name, limit, window, burst, shadow = p[1], p[2], p[3], p[4], p[5]
+      end
       local n = repeats[c]
       if n then
         o = decide_same(key, p, cost, n, o)
       else
-        local ok, err = pcall(decide_one, key, p[1], p[2], p[3], p[4], p[5], cost, false, false, out, o, true)
+        local ok, err = pcall(decide_one, key, name, limit, window, burst, shadow, cost, false, false, out, o, true)
         if not ok or err then failed(ok, err, o, 5) end
         o = o + 5
       end
