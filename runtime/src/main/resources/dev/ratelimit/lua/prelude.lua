@@ -112,27 +112,37 @@ local function bucket_encode(v)
   return int(v[1]) .. '.' .. match(digits, '^(.-)0*$')
 end
 
-local function kv_encode(v)
-  local t = type(v)
-  if t == 'number' then return fmt('%d', v) end
-  if t == 'table' then
-    if v.den then return bucket_encode(v) end
-    -- a window's value in one format call: one string made instead of one per integer and their concatenation
-    local n = #v
-    if n == 2 then return fmt('%d:%d', v[1], v[2]) end
-    if n == 3 then return fmt('%d:%d:%d', v[1], v[2], v[3]) end
-    local s = int(v[1])
-    for i = 2, #v do s = s .. ':' .. int(v[i]) end
-    return s
-  end
-  return v
-end
+-- A window's value, two or three integers (see window_parse), is their digits joined by ':'. A batch formats each
+-- integer once per run, kept in `window_numbers` (by number: a run's values mostly share them); a script deciding
+-- one call (nil) formats the value in one call.
+local window_numbers
 -- Writes a value to Redis: it expires in `ttl` ms, or without `ttl` keeps the key's TTL.
 -- The TTL (a whole number of ms, see ms) goes as its digits: a number handed to Redis costs it a "%.17g" conversion
 -- (about twice a '%d' format here), and the writes of a run mostly share one TTL (a bucket's unit, a window's end),
 -- so the digits of the last one are kept (last_ttl_digits, reset by begin_run).
 local function kv_write(key, value, ttl)
-  if type(value) == 'number' then value = fmt('%d', value) else value = kv_encode(value) end
+  local t = type(value)
+  if t == 'number' then
+    value = fmt('%d', value)
+  elseif t == 'table' then
+    local known, a, b, c = window_numbers, value[1], value[2], value[3]
+    if value.den then
+      value = bucket_encode(value)
+    elseif known then
+      local da, db = known[a], known[b]
+      if not da then da = fmt('%d', a); known[a] = da end
+      if not db then db = fmt('%d', b); known[b] = db end
+      if c then
+        local dc = known[c]
+        if not dc then dc = fmt('%d', c); known[c] = dc end
+        value = da .. ':' .. db .. ':' .. dc
+      else
+        value = da .. ':' .. db
+      end
+    else
+      value = fmt(c and '%d:%d:%d' or '%d:%d', a, b, c)
+    end
+  end
   if ttl then
     if ttl ~= last_ttl then last_ttl, last_ttl_digits = ttl, fmt('%d', ttl) end
     redis.call('SET', key, value, 'PX', last_ttl_digits)
@@ -186,10 +196,8 @@ end
 -- A window's value as index, previous count, current count, and whether it is the counter's own
 -- three-field value; nil when the value is not a window's. fixed-window writes "i:c" (a table
 -- { i, c } within a batch), sliding-window-counter "i:p:c" ({ i, p, c }).
--- In a batch run, the numbers are taken from `window_numbers` (by their digits, set afresh for each run by
--- kv-batch.lua; nil in a script deciding one call): the keys of a run mostly share a window index, and small counts
--- repeat, where tonumber costs Redis a strtod.
-local window_numbers
+-- In a batch run, the numbers are taken from `window_numbers` (by their digits, beside the digits by number that
+-- kv_write keeps; set afresh for each run by kv-batch.lua), where tonumber costs Redis a strtod.
 local function window_parse(v)
   if type(v) == 'table' then
     if v.den then return nil end
@@ -201,20 +209,11 @@ local function window_parse(v)
   local known = window_numbers
   if known then
     local ni, np = known[i], known[p]
-    if not ni then
-      ni = tonumber(i)
-      known[i] = ni
-    end
-    if not np then
-      np = tonumber(p)
-      known[p] = np
-    end
+    if not ni then ni = tonumber(i); known[i] = ni end
+    if not np then np = tonumber(p); known[p] = np end
     if c == '' then return ni, 0, np, false end
     local nc = known[c]
-    if not nc then
-      nc = tonumber(c)
-      known[c] = nc
-    end
+    if not nc then nc = tonumber(c); known[c] = nc end
     return ni, np, nc, true
   end
   if c == '' then return tonumber(i), 0, tonumber(p), false end
