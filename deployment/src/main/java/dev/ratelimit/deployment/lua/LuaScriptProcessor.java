@@ -84,8 +84,15 @@ class LuaScriptProcessor {
     SyntheticBeanBuildItem scriptRegistry(LuaScriptRegistryBuildItem registry, RateLimitRecorder recorder) {
         return SyntheticBeanBuildItem.configure(LuaScriptRegistry.class)
                 .scope(Singleton.class)
-                .supplier(recorder.scripts(new TreeMap<>(registry.bodies()), new TreeMap<>(registry.shas())))
+                .supplier(recorder.scripts(pieces(registry.bodies()), new TreeMap<>(registry.shas())))
                 .unremovable()
                 .done();
+    }
+
+    /** Each body in the pieces the recorder takes ({@link RateLimitRecorder#pieces}). */
+    static Map<String, List<String>> pieces(Map<String, String> bodies) {
+        Map<String, List<String>> pieces = new TreeMap<>();
+        bodies.forEach((name, body) -> pieces.put(name, RateLimitRecorder.pieces(body)));
+        return pieces;
     }
 }
