@@ -45,8 +45,9 @@ public class HttpLimits {
     private static final Logger LOG = Logger.getLogger(HttpLimits.class);
 
     /**
-     * Routing-context key of the decision whose headers the response carries (written onto it when the decision is
-     * made): the filter's, else the first the interceptor made in the request.
+     * Routing-context key of the decision the filter made, else of the first the interceptor made in the request: its
+     * headers were set on the response when it was made, and the interceptor sets none of a later one (an interceptor
+     * denial that becomes the 429 replaces them, see {@code RateLimitFilter#denied}).
      */
     public static final String DECISION = "dev.ratelimit.decision";
     /** Routing-context key of the resource method the filter already decided. */

@@ -65,7 +65,6 @@ public class RateLimitFilter {
         HttpLimits.RequestChecks checks = http.checks(target, rc, path, rc.request().method().name());
         if (checks == null) {
             RateLimitDecision denied = http.missingKeyDecision(target.specs(), rc, path, rc.request().method().name());
-            rc.put(HttpLimits.DECISION, denied);
             http.headers().set(rc.response().headers(), denied, null);
             context.abortWith(tooManyRequests(denied));
             return;
@@ -214,7 +213,6 @@ public class RateLimitFilter {
     @ServerExceptionMapper
     public Response denied(RateLimitExceededException e, RoutingContext rc) {
         if (rc != null) {
-            rc.put(HttpLimits.DECISION, e.decision());
             // this denial's headers replace the filter's; the pk of each member names the quota of its checks
             http.headers().set(rc.response().headers(), e.decision(), rc.get(HttpLimits.DENIED_IDENTITIES));
         }

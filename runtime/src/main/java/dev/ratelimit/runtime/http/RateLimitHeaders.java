@@ -78,7 +78,7 @@ public final class RateLimitHeaders {
     /**
      * Sets the rate-limit headers of this decision on a Vert.x response's headers, replacing any of those names
      * already there (a decision made later in the request, the interceptor's denial, replaces the filter's); with
-     * {@code identities}, see {@link #write(RateLimitDecision, String[], BiConsumer)}. The names are pre-hashed:
+     * {@code identities}, see {@link #write}. The names are pre-hashed:
      * Quarkus REST would copy each header of its own map there, hashing the name character by character.
      */
     public void set(MultiMap out, RateLimitDecision d, String[] identities) {
@@ -86,18 +86,12 @@ public final class RateLimitHeaders {
     }
 
     /**
-     * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the
-     * legacy three, as configured (Retry-After excluded: it belongs to the 429 only).
+     * Hands each rate-limit header of this decision to {@code out}, in order: the IETF pair and/or the legacy three,
+     * as configured (Retry-After excluded: it belongs to the 429 only), each {@code RateLimit} member with the
+     * {@code pk} of {@code identities[i]}, the identity policy {@code i} counted the request under (null: no
+     * {@code pk}).
      */
-    public void write(RateLimitDecision d, BiConsumer<HeaderName, String> out) {
-        write(d, null, out);
-    }
-
-    /**
-     * {@link #write(RateLimitDecision, BiConsumer)}, each {@code RateLimit} member with the {@code pk} of
-     * {@code identities[i]}, the identity policy {@code i} counted the request under (null: no {@code pk}).
-     */
-    public void write(RateLimitDecision d, String[] identities, BiConsumer<HeaderName, String> out) {
+    private void write(RateLimitDecision d, String[] identities, BiConsumer<HeaderName, String> out) {
         List<PolicyDecision> policies = d.policies();
         if (ietf) {
             if (policies.size() == 1 && identities == null) {

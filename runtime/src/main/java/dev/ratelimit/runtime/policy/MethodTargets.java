@@ -16,10 +16,9 @@ public final class MethodTargets {
 
     /**
      * A method's key (see {@link RateLimitedMethods#methodKey}), its limits (empty when it has none) and, for each, its
-     * policy (its base plan, looked up once here rather than on every call; null where this lookup has no registry),
-     * whether it is a Kotlin {@code suspend} function (compiled with a last parameter of type {@code Continuation}),
-     * which the interceptor decides apart, and whether one of its limits is settled by the method
-     * ({@code settle = true}), read once here rather than on every call.
+     * policy (its base plan), whether it is a Kotlin {@code suspend} function (compiled with a last parameter of type
+     * {@code Continuation}), which the interceptor decides apart, and whether one of its limits is settled by the
+     * method ({@code settle = true}): all found once here rather than on every call.
      */
     public record Target(String methodKey, RateLimitSpec[] specs, Policy[] policies, boolean suspendFunction,
             boolean settles) {
@@ -45,7 +44,7 @@ public final class MethodTargets {
      */
     private final Recent[] recent = new Recent[RECENT];
     private static final int RECENT = 64;
-    /** The policy of a name, or null: no policies known (a lookup for tests of the build's records alone). */
+    /** The policy of a name. */
     private final Function<String, Policy> policies;
 
     /**
@@ -56,11 +55,6 @@ public final class MethodTargets {
         this.policies = policies;
     }
 
-    /** Without policies: the targets' {@link Target#policies} are null. */
-    public MethodTargets() {
-        this(null);
-    }
-
     /**
      * A resource method met lately: its class, its name, the parameter types as the caller passed them (compared by
      * identity: Quarkus REST passes the same array for a method) and as kept here (compared by value otherwise).
@@ -69,12 +63,9 @@ public final class MethodTargets {
     }
 
     private Target target(String methodKey, RateLimitSpec[] specs, boolean suspendFunction) {
-        Policy[] ps = null;
-        if (policies != null) {
-            ps = new Policy[specs.length];
-            for (int i = 0; i < specs.length; i++) {
-                ps[i] = policies.apply(specs[i].policy());
-            }
+        Policy[] ps = new Policy[specs.length];
+        for (int i = 0; i < specs.length; i++) {
+            ps[i] = policies.apply(specs[i].policy());
         }
         return new Target(methodKey, specs, ps, suspendFunction, Arrays.stream(specs).anyMatch(RateLimitSpec::settle));
     }
